@@ -1,0 +1,118 @@
+// Package case01 is case 1 of the lab, the bestseller stampede: its story
+// for `shop run 1` and its checks for `shop check 1`.
+package case01
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+)
+
+// Case describes case 1.
+var Case = check.Case{
+	Number:  1,
+	Title:   "The bestseller stampede",
+	Chapter: "docs/01-bestseller-stampede.md",
+	Summary: "50 visitors find the bestseller list expired and each one queries the database.",
+	Checks: []check.Info{
+		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
+			Catches: "waiters that give up and return nothing, an error or a list of their own"},
+		{ID: "once", Name: "the query runs once, not once per visitor",
+			Catches: "the stampede itself, and a per-key lock with no second look"},
+		{ID: "two-shelves", Name: "with two shelves at once, each shelf is queried once",
+			Catches: "single-flight that ignores the key, and a stampede on either shelf"},
+		{ID: "apart", Name: "one shelf does not wait for the other",
+			Catches: "one lock for the whole shop, held across the slow query"},
+		{ID: "race", Name: "no data race", Race: true,
+			Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard"},
+	},
+	Hints: []string{
+		"Read Top as fifty goroutines would, all at once. Which line do they all pass before any of them reaches the database?",
+		"The visitors check the cache and then act on what they saw: check-then-act. Only one of them should act; the others should wait for its answer.",
+		"Give each shelf its own lock. The first visitor to take it queries and fills the cache; the rest wait on that lock.",
+		"When a waiter finally gets the lock, the list is already in the cache. Look again under the lock before querying: that second look is what turns 50 queries into 1.",
+		"The table of locks is shared too: guard it with its own mutex, and read the cache under a lock (sync.RWMutex lets hits share it). Compare with solutions/case01/shop.go.",
+	},
+}
+
+// Shop is what a case 1 implementation offers.
+type Shop = shelves.Shop
+
+// Bind binds case 1 to an implementation's constructor.
+func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
+	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
+	return harness.Bound{
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			return Scenario(ctx, w, args, mk)
+		},
+		Checks: map[string]func(*harness.H) check.Verdict{
+			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
+			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
+			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
+			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
+			"race":        func(h *harness.H) check.Verdict { return shelves.Busy(h, mk) },
+		},
+	}
+}
+
+// Scenario plays the story: at 09:00 the bestseller list has expired and
+// the visitors arrive at once; each query takes 0.2 s of real time.
+func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.New) error {
+	fs := flag.NewFlagSet("run 1", flag.ContinueOnError)
+	fs.SetOutput(w)
+	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors arrive at 09:00")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db := catalog.New()
+	shop := newShop(db)
+
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, *visitors)
+	began := time.Now()
+	for i := range *visitors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = shop.Top(ctx, catalog.Bestsellers)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	took := time.Since(began)
+
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+		}
+	}
+	q := db.Queries(catalog.Bestsellers)
+	fmt.Fprintf(w, "At 09:00 the cached bestseller list has expired, and %d visitors arrive at once.\n", *visitors)
+	fmt.Fprintf(w, "The bestseller query takes %.1f s.\n\n", catalog.QueryCost.Seconds())
+	fmt.Fprintf(w, "  visitors at 09:00:    %d\n", *visitors)
+	fmt.Fprintf(w, "  bestseller queries:   %d%s\n", q, onceNote(q))
+	fmt.Fprintf(w, "  database time spent:  %.1f s\n", db.Busy().Seconds())
+	fmt.Fprintf(w, "  last visitor served:  after %.2f s\n", took.Seconds())
+	if failed > 0 {
+		fmt.Fprintf(w, "  visitors with errors: %d\n", failed)
+	}
+	return nil
+}
+
+func onceNote(q int) string {
+	if q > 1 {
+		return "   (one would have done)"
+	}
+	return ""
+}

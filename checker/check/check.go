@@ -1,0 +1,84 @@
+// Package check holds the lab's vocabulary: a case, its checks, and what a
+// check found. The worker that runs student code and the command that prints
+// the report both speak it.
+package check
+
+import "fmt"
+
+// Module is the lab's module path: file names in the worker's stacks start
+// with it.
+const Module = "stampede"
+
+// Case describes one case of the lab. It holds no student code.
+type Case struct {
+	Number  int
+	Title   string // "The bestseller stampede"
+	Chapter string // "docs/01-bestseller-stampede.md"
+	Summary string // one sentence for `shop list`
+	Checks  []Info
+	// Hints are given one at a time by `shop hint`, from a nudge to the
+	// decisive line of reasoning. The last names the reference solution.
+	Hints []string
+}
+
+// Dir returns the case's package directory below cases/ or solutions/.
+func (c Case) Dir() string { return fmt.Sprintf("case%02d", c.Number) }
+
+// Check returns the check with the given id.
+func (c Case) Check(id string) (Info, bool) {
+	for _, in := range c.Checks {
+		if in.ID == id {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+// Info describes one check.
+type Info struct {
+	ID      string // stable, for JSON reports and the known-wrong library
+	Name    string // what is checked, as the PASS/FAIL line says it
+	Catches string // the wrong answer this check exists to catch
+	// Race marks the check whose verdict is the race detector's: it fails
+	// when any of the case's runs reported a data race.
+	Race bool
+}
+
+// Status is a check's verdict.
+type Status string
+
+// The verdicts.
+const (
+	Pass  Status = "pass"
+	Fail  Status = "fail"
+	Skip  Status = "skip"  // could not be run here, such as the race detector without cgo
+	Flaky Status = "flaky" // passed in some repetitions and failed in others
+)
+
+// Result is what one check found.
+type Result struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  Status `json:"status"`
+	Figure  string `json:"figure,omitempty"`  // the number behind the verdict: "ran 50"
+	Message string `json:"message,omitempty"` // what went wrong, in plain words
+	Detail  string `json:"detail,omitempty"`  // compiler lines, full race reports
+	Runs    int    `json:"runs,omitempty"`    // how many times it ran
+	Passed  int    `json:"passed,omitempty"`  // how many of those passed
+}
+
+// Verdict is what a check function returns: pass or fail, with the figure
+// behind it and, on a failure, what went wrong.
+type Verdict struct {
+	Pass    bool
+	Figure  string
+	Message string
+}
+
+// Passed returns a passing verdict with its figure.
+func Passed(figure string) Verdict { return Verdict{Pass: true, Figure: figure} }
+
+// Failed returns a failing verdict with its figure and a plain explanation.
+func Failed(figure, message string) Verdict {
+	return Verdict{Figure: figure, Message: message}
+}

@@ -1,0 +1,190 @@
+package grade
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"stampede/checker/check"
+	"stampede/checker/stack"
+)
+
+// Options set how a target is graded.
+type Options struct {
+	Root    string // the module root, the folder that holds go.mod
+	NoRace  bool   // build without the race detector
+	Repeat  int    // runs of each check (1 when zero); a check passes only if every run passes
+	Limits  Limits
+	Workers int // children at once (the number of CPUs when zero)
+}
+
+// Report is the verdict on one target.
+type Report struct {
+	Target  Target
+	Results []check.Result // in the case's order
+	Build   *BuildError    // set when the target does not compile
+	NoRace  string         // why the race detector was not used, if it was not
+}
+
+// Passed reports whether every check passed (a skipped check does not
+// count against it).
+func (r Report) Passed() bool {
+	for _, res := range r.Results {
+		if res.Status != check.Pass && res.Status != check.Skip {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts returns how many checks passed and how many failed; skipped
+// checks are in neither.
+func (r Report) Counts() (passed, failed int) {
+	for _, res := range r.Results {
+		switch res.Status {
+		case check.Pass:
+			passed++
+		case check.Fail, check.Flaky:
+			failed++
+		}
+	}
+	return passed, failed
+}
+
+// Grade builds the worker for target and runs each of its checks in a
+// child process of its own, opts.Repeat times.
+func Grade(ctx context.Context, target Target, opts Options) (Report, error) {
+	rep := Report{Target: target}
+	w, err := Build(ctx, opts.Root, target, !opts.NoRace)
+	var be *BuildError
+	if errors.As(err, &be) {
+		rep.Build = be
+		msg := "not run: " + target.Dir() + " does not compile"
+		for _, in := range target.Case.Checks {
+			rep.Results = append(rep.Results, check.Result{ID: in.ID, Name: in.Name, Status: check.Fail, Message: msg})
+		}
+		return rep, nil
+	}
+	if err != nil {
+		return rep, err
+	}
+	defer w.Close()
+	rep.NoRace = w.NoRace
+	if opts.NoRace {
+		rep.NoRace = "the race detector was turned off"
+	}
+	rep.Results = w.runAll(ctx, opts)
+	return rep, ctx.Err()
+}
+
+// runAll runs every check opts.Repeat times, a few children at once.
+func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
+	checks := w.Target.Case.Checks
+	repeat := max(opts.Repeat, 1)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	runs := make([][]Run, len(checks))
+	for i := range runs {
+		runs[i] = make([]Run, repeat)
+	}
+	type job struct{ i, k int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				runs[j.i][j.k] = w.Check(ctx, checks[j.i].ID, opts.Limits)
+			}
+		}()
+	}
+	for k := range repeat {
+		for i := range checks {
+			jobs <- job{i, k}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	var races []stack.Race
+	seen := map[string]bool{}
+	for _, rs := range runs {
+		for _, r := range rs {
+			for _, race := range r.Races {
+				if s := race.String(check.Module); !seen[s] {
+					seen[s] = true
+					races = append(races, race)
+				}
+			}
+		}
+	}
+	results := make([]check.Result, len(checks))
+	for i, in := range checks {
+		results[i] = fold(in, runs[i])
+		if in.Race {
+			results[i] = w.raceResult(in, results[i], races, opts.NoRace)
+		}
+	}
+	return results
+}
+
+// fold turns the runs of one check into its result: PASS when every run
+// passed, FAIL when none did, FLAKY in between. The figure and message are
+// those of the first failing run, or of the last run when all passed.
+func fold(in check.Info, runs []Run) check.Result {
+	res := check.Result{ID: in.ID, Name: in.Name, Runs: len(runs)}
+	var failed *check.Verdict
+	for i := range runs {
+		if runs[i].Verdict.Pass {
+			res.Passed++
+		} else if failed == nil {
+			failed = &runs[i].Verdict
+		}
+	}
+	v := runs[len(runs)-1].Verdict
+	if failed != nil {
+		v = *failed
+	}
+	res.Figure, res.Message = v.Figure, v.Message
+	switch res.Passed {
+	case len(runs):
+		res.Status = check.Pass
+	case 0:
+		res.Status = check.Fail
+	default:
+		res.Status = check.Flaky
+		res.Message = fmt.Sprintf("passed %d of %d runs; a concurrency bug that shows only sometimes is still a bug: %s",
+			res.Passed, len(runs), res.Message)
+	}
+	return res
+}
+
+// raceResult decides the race check: it fails when any run of any check
+// saw a race, and is skipped when there was no race detector.
+func (w *Worker) raceResult(in check.Info, own check.Result, races []stack.Race, off bool) check.Result {
+	if w.NoRace != "" || off {
+		why := w.NoRace
+		if off {
+			why = "the race detector was turned off"
+		}
+		return check.Result{ID: in.ID, Name: in.Name, Status: check.Skip, Message: why}
+	}
+	if len(races) == 0 {
+		return own
+	}
+	lines := make([]string, len(races))
+	for i, r := range races {
+		lines[i] = "race: " + r.String(check.Module)
+	}
+	return check.Result{
+		ID: in.ID, Name: in.Name, Status: check.Fail, Runs: own.Runs,
+		Figure:  fmt.Sprintf("%d race(s)", len(races)),
+		Message: strings.Join(lines, "\n"),
+	}
+}

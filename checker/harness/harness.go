@@ -1,0 +1,173 @@
+// Package harness drives student code for the checks: crowds of visitors,
+// gates that hold database queries until the checker lets them go, and the
+// test that every goroutine has settled.
+//
+// Nothing here decides a verdict by how long something took. A check waits
+// until the process has settled (every goroutine parked on a lock, a channel
+// or a timer, in consistent snapshots of all goroutines), then counts. The
+// only clock is the hang bound, which only code that never stops reaches.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/stack"
+)
+
+// DefaultBound is how long a check waits for code that neither finishes nor
+// settles (a loop that never ends) before it calls it stuck.
+const DefaultBound = 5 * time.Second
+
+// Bound is a case bound to one implementation: the scenario that `shop run`
+// plays and the functions that decide its checks. The worker runs it.
+type Bound struct {
+	// Scenario plays the case's story and prints its figures to w. Args are
+	// the flags given to `shop run` after the case number.
+	Scenario func(ctx context.Context, w io.Writer, args []string) error
+	// Checks maps each check's id to the function that decides it.
+	Checks map[string]func(h *H) check.Verdict
+}
+
+// H is what a check function works with.
+type H struct {
+	ctx   context.Context
+	dir   string        // the implementation's package directory, "stampede/cases/case01"
+	bound time.Duration // see DefaultBound
+}
+
+// New returns an H for checking the implementation whose import path is
+// pkg. The import path is also the directory in the worker's stacks, as the
+// worker is built with -trimpath.
+func New(ctx context.Context, pkg string, bound time.Duration) *H {
+	return &H{ctx: ctx, dir: pkg, bound: bound}
+}
+
+// Context returns the check's context.
+func (h *H) Context() context.Context { return h.ctx }
+
+// Dir returns the implementation's package directory as stacks show it.
+func (h *H) Dir() string { return h.dir }
+
+// Settled waits until ready returns true and every goroutine but the
+// caller's is parked, in three consecutive snapshots. It returns a *Stuck
+// error when that has not happened within the hang bound.
+func (h *H) Settled(ready func() bool) error {
+	return h.await(func(gs []stack.Goroutine) bool {
+		return ready() && all(gs, func(g stack.Goroutine) bool { return stack.Parked(g.State) })
+	}, nil)
+}
+
+// await polls snapshots of all goroutines until cond holds in three in a
+// row or done is closed. It returns a *Stuck error at the hang bound.
+func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}) error {
+	deadline := time.Now().Add(h.bound)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	streak := 0
+	for {
+		gs := h.others()
+		if cond(gs) {
+			streak++
+		} else {
+			streak = 0
+		}
+		if streak >= 3 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return h.stuck(gs, fmt.Sprintf("still running after %v", h.bound))
+		}
+		select {
+		case <-done:
+			return nil
+		case <-h.ctx.Done():
+			return h.ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// others returns every goroutine but the caller's.
+func (h *H) others() []stack.Goroutine {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	gs := stack.Parse(string(buf))
+	if len(gs) > 0 {
+		gs = gs[1:] // runtime.Stack puts the caller first
+	}
+	return gs
+}
+
+func all(gs []stack.Goroutine, ok func(stack.Goroutine) bool) bool {
+	for _, g := range gs {
+		if !ok(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// Stuck says where visitors are stuck, in the student's own lines.
+type Stuck struct {
+	Why    string   // "deadlocked", "still running after 5s"
+	Places []string // "49 visitors at cases/case01/shop.go:31 in sync.Mutex.Lock"
+}
+
+func (s *Stuck) Error() string {
+	if len(s.Places) == 0 {
+		return s.Why
+	}
+	return s.Why + ": " + strings.Join(s.Places, "; ")
+}
+
+// stuck describes the visitors among gs.
+func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
+	count := map[string]int{}
+	var order []string
+	for _, g := range gs {
+		if !isVisitor(g) {
+			continue
+		}
+		place := "in the checker's own code"
+		if f, ok := g.In(h.dir); ok {
+			place = "at " + stack.Where(f, check.Module)
+		}
+		place += " in " + g.State
+		if count[place] == 0 {
+			order = append(order, place)
+		}
+		count[place]++
+	}
+	s := &Stuck{Why: why}
+	for _, p := range order {
+		noun := "visitors"
+		if count[p] == 1 {
+			noun = "visitor"
+		}
+		s.Places = append(s.Places, fmt.Sprintf("%d %s stuck %s", count[p], noun, p))
+	}
+	return s
+}
+
+// isVisitor reports whether g is one of a crowd's visitors.
+func isVisitor(g stack.Goroutine) bool {
+	for _, f := range g.Frames {
+		if strings.HasSuffix(f.File, "checker/harness/crowd.go") {
+			return true
+		}
+	}
+	return false
+}

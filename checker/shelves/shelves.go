@@ -1,0 +1,214 @@
+// Package shelves holds the checks shared by the cases whose shop serves
+// shelves through Top(ctx, shelf): cases 1 to 5. Each function sets up a
+// scene with gated queries, lets the visitors settle, opens the gates and
+// counts.
+package shelves
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// Shop is the shop of cases 1 to 5: shelves served from a cache in front of
+// the catalog database.
+type Shop interface {
+	Top(ctx context.Context, shelf string) ([]string, error)
+}
+
+// New makes a shop in front of a database.
+type New func(db *catalog.DB) Shop
+
+// Visitors is how many visitors arrive at once in the story.
+const Visitors = 50
+
+// top returns a visit that asks the shop for a shelf.
+func top(s Shop, shelf string) func(context.Context, int) ([]string, error) {
+	return func(ctx context.Context, _ int) ([]string, error) { return s.Top(ctx, shelf) }
+}
+
+// Burst starts n visitors for one shelf on a fresh shop whose database
+// holds every query of that shelf at a gate. It waits until they have
+// settled, opens the gate, and waits until they have all returned.
+func Burst(h *harness.H, newShop New, n int, shelf string) (*catalog.DB, *harness.Crowd[[]string], error) {
+	gate := harness.NewGate()
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(shelf)))
+	crowd := harness.Visit(h, n, top(newShop(db), shelf))
+	if err := crowd.Settle(); err != nil {
+		gate.Open()
+		return db, crowd, err
+	}
+	gate.Open()
+	return db, crowd, crowd.Wait()
+}
+
+// Stuck turns an error from the harness into a failing verdict that says
+// where the visitors are stuck.
+func Stuck(err error) check.Verdict {
+	return check.Failed("", "the visitors never finished: "+err.Error())
+}
+
+// Served checks that every visitor of a burst gets the database's list.
+// It catches waiters that return nothing, an error, or a list of their own.
+func Served(h *harness.H, newShop New) check.Verdict {
+	_, crowd, err := Burst(h, newShop, Visitors, catalog.Bestsellers)
+	if err != nil {
+		return Stuck(err)
+	}
+	return AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers))
+}
+
+// AllGot checks that every outcome is the want list, and says what the
+// first wrong one got.
+func AllGot(outs []harness.Outcome[[]string], want []string) check.Verdict {
+	good, first := 0, ""
+	for i, o := range outs {
+		switch {
+		case o.Panic != "":
+			first = cmp(first, fmt.Sprintf("visitor %d's call panicked: %s", i+1, o.Panic))
+		case o.Err != nil:
+			first = cmp(first, fmt.Sprintf("visitor %d got an error: %v", i+1, o.Err))
+		case !slices.Equal(o.Value, want):
+			first = cmp(first, fmt.Sprintf("visitor %d got %q, not the database's list", i+1, o.Value))
+		default:
+			good++
+		}
+	}
+	figure := fmt.Sprintf("%d of %d", good, len(outs))
+	if good < len(outs) {
+		return check.Failed(figure, first)
+	}
+	return check.Passed(figure)
+}
+
+func cmp(first, s string) string {
+	if first != "" {
+		return first
+	}
+	return s
+}
+
+// QueriedOnce checks that a burst of visitors makes one query. It catches
+// the stampede itself (one query per visitor) and the lock without a second
+// look (the waiters query one after another).
+func QueriedOnce(h *harness.H, newShop New) check.Verdict {
+	db, crowd, err := Burst(h, newShop, Visitors, catalog.Bestsellers)
+	if err != nil {
+		return Stuck(err)
+	}
+	return once(db.Queries(catalog.Bestsellers), crowd.Panicked())
+}
+
+func once(n int, panicked string) check.Verdict {
+	figure := fmt.Sprintf("ran %d", n)
+	switch {
+	case panicked != "":
+		return check.Failed(figure, "a visitor's call panicked: "+panicked)
+	case n == 0:
+		return check.Failed(figure, "the list must come from the database, once")
+	case n > 1:
+		return check.Failed(figure, fmt.Sprintf("%d visitors asked for the same shelf and the database answered it %d times", Visitors, n))
+	}
+	return check.Passed(figure)
+}
+
+// EachShelfOnce checks that with two shelves asked for at once, each shelf
+// is queried once. It catches single-flight that forgets the key (one
+// flight for every shelf, whose waiters then get the wrong list or query
+// again) and a lock per key that still stampedes.
+func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
+	gate := harness.NewGate()
+	shelves := []string{catalog.Bestsellers, catalog.NewReleases}
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(shelves...)))
+	shop := newShop(db)
+	crowd := harness.Visit(h, Visitors, func(ctx context.Context, i int) ([]string, error) {
+		return shop.Top(ctx, shelves[i%2])
+	})
+	err := crowd.Settle()
+	gate.Open()
+	if err == nil {
+		err = crowd.Wait()
+	}
+	if err != nil {
+		return Stuck(err)
+	}
+	b, n := db.Queries(shelves[0]), db.Queries(shelves[1])
+	figure := fmt.Sprintf("bestsellers %d, new releases %d", b, n)
+	if p := crowd.Panicked(); p != "" {
+		return check.Failed(figure, "a visitor's call panicked: "+p)
+	}
+	for i, o := range crowd.Outcomes() {
+		if want := catalog.Books(shelves[i%2]); o.Err != nil || !slices.Equal(o.Value, want) {
+			return check.Failed(figure, fmt.Sprintf("a visitor who asked for %s got %q (error: %v)", shelves[i%2], o.Value, o.Err))
+		}
+	}
+	if b != 1 || n != 1 {
+		return check.Failed(figure, "each shelf should be queried exactly once")
+	}
+	return check.Passed(figure)
+}
+
+// Apart checks that a visitor for one shelf is not held behind another
+// shelf's slow query. It catches one lock for the whole shop.
+func Apart(h *harness.H, newShop New) check.Verdict {
+	gate := harness.NewGate()
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.Bestsellers)))
+	shop := newShop(db)
+	slow := harness.Visit(h, 10, top(shop, catalog.Bestsellers))
+	defer func() { gate.Open(); _ = slow.Wait() }()
+	if err := slow.Settle(); err != nil {
+		return Stuck(err)
+	}
+	if db.Queries(catalog.Bestsellers) == 0 {
+		return check.Failed("", "the bestseller visitors never queried the database")
+	}
+	fresh := harness.Visit(h, 5, top(shop, catalog.NewReleases))
+	if err := fresh.Settle(); err != nil {
+		return Stuck(err)
+	}
+	served := 0
+	for _, o := range fresh.Outcomes() {
+		if o.Returned && o.Err == nil && slices.Equal(o.Value, catalog.Books(catalog.NewReleases)) {
+			served++
+		}
+	}
+	figure := fmt.Sprintf("%d of 5 new-releases visitors served during the bestseller query", served)
+	if !fresh.Done() {
+		gate.Open()
+		where := fresh.Where()
+		_ = fresh.Wait()
+		return check.Failed(figure, "the new-releases visitors waited for the bestseller query: "+where)
+	}
+	if served < 5 {
+		return AllGot(fresh.Outcomes(), catalog.Books(catalog.NewReleases))
+	}
+	return check.Passed(figure)
+}
+
+// Busy runs visitors on several shelves at once, cold and then warm, so
+// that the race detector sees every access to the shop's shared state. Its
+// verdict is the race detector's; it fails here only if the visitors hang
+// or panic.
+func Busy(h *harness.H, newShop New) check.Verdict {
+	shelves := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
+	for round := range 4 {
+		db := catalog.New(catalog.WithCost(0))
+		shop := newShop(db)
+		for wave := range 2 { // the first wave misses, the second hits
+			crowd := harness.Visit(h, Visitors, func(ctx context.Context, i int) ([]string, error) {
+				return shop.Top(ctx, shelves[(i+round+wave)%len(shelves)])
+			})
+			if err := crowd.Wait(); err != nil {
+				return Stuck(err)
+			}
+			if p := crowd.Panicked(); p != "" {
+				return check.Failed("", "a visitor's call panicked: "+p)
+			}
+		}
+	}
+	return check.Passed("")
+}

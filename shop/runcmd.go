@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"stampede/checker/grade"
+)
+
+func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	solution := fs.Bool("solution", false, "play the story on the reference solution")
+	rest, err := parse(fs, args, true)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 1 {
+		return usagef("run takes a case number, such as: go run ./shop run 1")
+	}
+	c, err := caseArg(rest[0])
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	target := grade.Student(c)
+	if *solution {
+		target = grade.Solution(c)
+	}
+	fmt.Fprintf(stdout, "Case %d: %s (running %s)\n\n", c.Number, c.Title, target.Dir())
+	w, err := grade.Build(ctx, root, target, true)
+	var be *grade.BuildError
+	if errors.As(err, &be) {
+		red.Fprintf(stdout, "%s does not compile:\n", target.Dir())
+		for _, line := range be.Lines {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
+		return errFailed
+	}
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Play(ctx, rest[1:], stdout, 2*time.Minute); err != nil {
+		fmt.Fprintln(stdout)
+		red.Fprintln(stdout, err)
+		return errFailed
+	}
+	return nil
+}
