@@ -2,10 +2,15 @@ module stampede
 
 go 1.25.0
 
-require github.com/fatih/color v1.19.0
+require (
+	github.com/fatih/color v1.19.0
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/sync v0.22.0
+)
 
 require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.42.0 // indirect
 )

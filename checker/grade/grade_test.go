@@ -1,0 +1,162 @@
+package grade
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stampede/checker"
+	"stampede/checker/check"
+)
+
+// fixture is a piece of hostile student code in testdata/case01.
+func fixture(name string) Target {
+	c, _ := checker.Find(1)
+	return Target{Case: c, Pkg: check.Module + "/checker/grade/testdata/case01/" + name}
+}
+
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	return dir
+}
+
+// gradeFixture grades a fixture with a short hang bound and checks that
+// every check failed with a message that contains each of want.
+func gradeFixture(t *testing.T, name string, lim Limits, want ...string) Report {
+	t.Helper()
+	rep, err := Grade(context.Background(), fixture(name), Options{Root: root(t), Limits: lim})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, len(rep.Target.Case.Checks))
+	for _, r := range rep.Results {
+		if r.ID == "race" {
+			continue // the race check's own workload may fail first in another way
+		}
+		assert.Equal(t, check.Fail, r.Status, "check %s", r.ID)
+		for _, w := range want {
+			assert.Contains(t, r.Message, w, "check %s", r.ID)
+		}
+		assert.NotContains(t, r.Message, "goroutine ", "a stack dump leaked into the verdict")
+	}
+	return rep
+}
+
+func TestPanicIsAFailWithTheStudentsLine(t *testing.T) {
+	t.Parallel()
+	gradeFixture(t, "panics", Limits{}, "panicked: boom: the shelf fell over",
+		"at checker/grade/testdata/case01/panics/shop.go:15")
+}
+
+func TestDeadlockIsFoundAtOnceAndLocated(t *testing.T) {
+	t.Parallel()
+	// A long hang bound: the deadlock must be found by the settled
+	// snapshots, not by running out of time.
+	rep := gradeFixture(t, "deadlock", Limits{Hang: time.Minute},
+		"1 visitor stuck at checker/grade/testdata/case01/deadlock/shop.go:20 in sync.Mutex.Lock")
+	assert.Contains(t, rep.Results[0].Message, "deadlocked")
+	assert.Contains(t, rep.Results[0].Message, "49 visitors stuck at checker/grade/testdata/case01/deadlock/shop.go:19 in sync.Mutex.Lock")
+}
+
+func TestEndlessLoopIsStoppedAndLocated(t *testing.T) {
+	t.Parallel()
+	gradeFixture(t, "spins", Limits{Hang: time.Second}, "still running after 1s",
+		"checker/grade/testdata/case01/spins/shop.go:")
+}
+
+func TestFatalErrorIsAFailWithTheStudentsLine(t *testing.T) {
+	t.Parallel()
+	gradeFixture(t, "unlocktwice", Limits{}, "the program crashed: fatal error: sync: unlock of unlocked mutex",
+		"at checker/grade/testdata/case01/unlocktwice/shop.go:20", "unlocked twice")
+}
+
+func TestPanicOnAStudentGoroutineCrashesOnlyTheChild(t *testing.T) {
+	t.Parallel()
+	gradeFixture(t, "goroutinepanic", Limits{}, "the program crashed: panic: assignment to entry in nil map",
+		"at checker/grade/testdata/case01/goroutinepanic/shop.go:")
+}
+
+func TestExitIsAFail(t *testing.T) {
+	t.Parallel()
+	gradeFixture(t, "exits", Limits{}, "exited with status 3")
+}
+
+// TestKillBoundEndsTheChild runs alone (not in parallel), so that any
+// worker still alive afterwards can only be its own.
+func TestKillBoundEndsTheChild(t *testing.T) {
+	began := time.Now()
+	rep := gradeFixture(t, "spins", Limits{Hang: time.Hour, Kill: 2 * time.Second}, "stopped after 2s")
+	assert.Less(t, time.Since(began), time.Minute)
+	if runtime.GOOS == "linux" {
+		assert.Empty(t, workersAlive(t), "a worker outlived its check")
+	}
+	_ = rep
+}
+
+// workersAlive lists running processes whose program is a worker binary.
+func workersAlive(t *testing.T) []string {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+	var alive []string
+	for _, p := range procs {
+		exe, err := os.Readlink(p)
+		if err == nil && strings.Contains(exe, "stampede-worker-") {
+			alive = append(alive, exe)
+		}
+	}
+	return alive
+}
+
+func TestCompileErrorShowsTheCompilersLines(t *testing.T) {
+	t.Parallel()
+	rep, err := Grade(context.Background(), fixture("broken"), Options{Root: root(t)})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Build)
+	assert.False(t, rep.Build.Shape)
+	assert.Contains(t, strings.Join(rep.Build.Lines, "\n"), "checker/grade/testdata/case01/broken/shop.go:15")
+	for _, r := range rep.Results {
+		assert.Equal(t, check.Fail, r.Status)
+		assert.Contains(t, r.Message, "does not compile")
+	}
+}
+
+func TestWrongSignatureIsExplained(t *testing.T) {
+	t.Parallel()
+	rep, err := Grade(context.Background(), fixture("wrongsig"), Options{Root: root(t)})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Build)
+	assert.True(t, rep.Build.Shape)
+	assert.Contains(t, strings.Join(rep.Build.Lines, "\n"), "New does not have the signature the case expects")
+}
+
+func TestABrokenCaseDoesNotStopAnother(t *testing.T) {
+	t.Parallel()
+	r := root(t)
+	broken, err := Grade(context.Background(), fixture("broken"), Options{Root: r})
+	require.NoError(t, err)
+	require.NotNil(t, broken.Build)
+	c, _ := checker.Find(1)
+	sol, err := Grade(context.Background(), Solution(c), Options{Root: r})
+	require.NoError(t, err)
+	assert.True(t, sol.Passed())
+}
+
+func TestRepeatFoldsRuns(t *testing.T) {
+	t.Parallel()
+	in := check.Info{ID: "x", Name: "x"}
+	pass := Run{Verdict: check.Passed("ran 1")}
+	fail := Run{Verdict: check.Failed("ran 2", "twice")}
+	assert.Equal(t, check.Pass, fold(in, []Run{pass, pass, pass}).Status)
+	assert.Equal(t, check.Fail, fold(in, []Run{fail, fail}).Status)
+	got := fold(in, []Run{pass, fail, pass})
+	assert.Equal(t, check.Flaky, got.Status)
+	assert.Equal(t, 2, got.Passed)
+	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
+}

@@ -1,0 +1,20 @@
+package library
+
+var _ = register(1,
+	entry{dir: "shipped", fails: []string{"once", "two-shelves"}},
+	entry{dir: "wrong/globallock", fails: []string{"apart"}},
+	entry{dir: "wrong/nosecondlook", fails: []string{"once", "two-shelves"}},
+	entry{dir: "wrong/unguardedread", fails: []string{"race"}},
+	entry{dir: "wrong/unguardedlocks", fails: []string{"race"}, maybe: map[string]string{
+		"once":        "two visitors may make two locks for the shelf, or may not",
+		"two-shelves": "the same",
+		"served":      "the lock table may crash with concurrent map writes",
+		"apart":       "the same",
+	}},
+	entry{dir: "wrong/keyless", fails: []string{"two-shelves", "apart"}},
+	entry{dir: "wrong/emptywaiters", fails: []string{"served", "two-shelves"}},
+	entry{dir: "right/perkey"},
+	entry{dir: "right/singleflight"},
+	entry{dir: "right/donechan"},
+	entry{dir: "right/syncmap"},
+)
