@@ -5,6 +5,12 @@ package checker
 
 import (
 	"stampede/checker/case01"
+	// import-case02
+	// import-case03
+	// import-case04
+	// import-case05
+	// import-case06
+	// import-case07
 	"stampede/checker/check"
 )
 
@@ -12,6 +18,12 @@ import (
 func Cases() []check.Case {
 	return []check.Case{
 		case01.Case,
+		// case02
+		// case03
+		// case04
+		// case05
+		// case06
+		// case07
 	}
 }
 
