@@ -1,10 +1,12 @@
 // Command shop is the stampede lab: it plays each case's story with real
 // numbers and grades a student's fix.
 //
-//	go run ./shop list              the cases
-//	go run ./shop run N             play case N's story on the code in cases/
-//	go run ./shop check N           grade cases/caseNN
-//	go run ./shop check N --solution   grade the reference solution instead
+//	go run ./shop list       the cases, and which are solved
+//	go run ./shop run N      play case N's story on the code in cases/
+//	go run ./shop check N    grade cases/caseNN (--solution: solutions/caseNN)
+//	go run ./shop watch      check again on every save
+//	go run ./shop hint N     one more hint each time
+//	go run ./shop diff N     cases/caseNN against solutions/caseNN
 //
 // The command never imports student code: each case is built into a worker
 // program of its own and run in child processes (see checker/grade), so a
@@ -45,10 +47,18 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 const usage = `usage: go run ./shop <command> [arguments]
 
 commands:
-  list                      the cases and what they are about
-  run N [--solution]        play case N's story on your code (or the solution)
-  check N [--solution]      grade cases/caseNN (or solutions/caseNN)
-          [--repeat K]      run each check K times
+  list                   every case, and whether you have solved it
+  run N                  play case N's story on your code, with real numbers
+      --solution         ... on the reference solution instead
+      --timeline         ... and draw each visitor's wait
+  check N | all          grade cases/caseNN (or every case)
+      --solution         grade the reference solution instead
+      --repeat K         run each check K times (default 3)
+      --json             one JSON document, for autograders
+      --verbose          whole race reports and crashes
+  watch [N]              check again each time you save; move on when it passes
+  hint N                 one more hint each time you ask (--all: every hint)
+  diff N                 your case against the reference solution
 
 Start with: go run ./shop check 1`
 
@@ -85,6 +95,12 @@ func dispatch(ctx context.Context, args []string, stdout io.Writer) error {
 		return runCmd(ctx, rest, stdout)
 	case "check":
 		return checkCmd(ctx, rest, stdout)
+	case "hint":
+		return hintCmd(ctx, rest, stdout)
+	case "diff":
+		return diffCmd(ctx, rest, stdout)
+	case "watch":
+		return watchCmd(ctx, rest, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -139,17 +139,20 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 // those of the first failing run, or of the last run when all passed.
 func fold(in check.Info, runs []Run) check.Result {
 	res := check.Result{ID: in.ID, Name: in.Name, Runs: len(runs)}
-	var failed *check.Verdict
+	var failed *Run
 	for i := range runs {
 		if runs[i].Verdict.Pass {
 			res.Passed++
 		} else if failed == nil {
-			failed = &runs[i].Verdict
+			failed = &runs[i]
 		}
 	}
 	v := runs[len(runs)-1].Verdict
 	if failed != nil {
-		v = *failed
+		v = failed.Verdict
+		if failed.Crashed {
+			res.Detail = failed.Stderr // the whole crash, for --verbose
+		}
 	}
 	res.Figure, res.Message = v.Figure, v.Message
 	switch res.Passed {
@@ -179,12 +182,15 @@ func (w *Worker) raceResult(in check.Info, own check.Result, races []stack.Race,
 		return own
 	}
 	lines := make([]string, len(races))
+	reports := make([]string, len(races))
 	for i, r := range races {
 		lines[i] = "race: " + r.String(check.Module)
+		reports[i] = r.Report
 	}
 	return check.Result{
 		ID: in.ID, Name: in.Name, Status: check.Fail, Runs: own.Runs,
 		Figure:  fmt.Sprintf("%d race(s)", len(races)),
 		Message: strings.Join(lines, "\n"),
+		Detail:  strings.Join(reports, "\n"),
 	}
 }

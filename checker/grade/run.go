@@ -42,6 +42,7 @@ type Run struct {
 	Verdict check.Verdict
 	Races   []stack.Race
 	Stderr  string // everything the child wrote to standard error
+	Crashed bool   // the child died or was killed before it gave a verdict
 }
 
 // Check runs one check in a child process of its own and returns its
@@ -70,6 +71,7 @@ func (w *Worker) Check(ctx context.Context, id string, lim Limits) Run {
 			return r
 		}
 	}
+	r.Crashed = true
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		r.Verdict = check.Failed("", fmt.Sprintf("stopped after %v: the code never finished and never settled", lim.Kill))

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -138,36 +137,15 @@ func TestShippedInStep(t *testing.T) {
 	r := root(t)
 	for _, c := range checker.Cases() {
 		t.Run(c.Dir(), func(t *testing.T) {
-			shipped := goFiles(t, filepath.Join(c.Dir(), "shipped"))
-			student := goFiles(t, filepath.Join(r, "cases", c.Dir()))
-			if !assert.ObjectsAreEqual(shipped, student) {
+			same, err := checker.Pristine(r, c)
+			require.NoError(t, err)
+			if !same {
 				if os.Getenv("CI") != "" {
-					t.Errorf("cases/%s differs from checker/library/%s/shipped: change both together", c.Dir(), c.Dir())
+					t.Errorf("cases/%s differs from %s: change both together", c.Dir(), checker.Shipped(c))
 				} else {
-					t.Skipf("cases/%s differs from what the lab ships (your work, or a change to carry to checker/library/%s/shipped)", c.Dir(), c.Dir())
+					t.Skipf("cases/%s differs from what the lab ships (your work, or a change to carry to %s)", c.Dir(), checker.Shipped(c))
 				}
 			}
 		})
 	}
-}
-
-// goFiles reads a package's Go files, without their package clause.
-func goFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	require.NoError(t, err)
-	require.NotEmpty(t, names, "no Go files in %s", dir)
-	files := map[string]string{}
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		require.NoError(t, err)
-		var kept []string
-		for _, line := range strings.Split(string(data), "\n") {
-			if !strings.HasPrefix(line, "package ") {
-				kept = append(kept, line)
-			}
-		}
-		files[filepath.Base(name)] = strings.Join(kept, "\n")
-	}
-	return files
 }

@@ -9,6 +9,7 @@ import (
 type Race struct {
 	Access, Previous     string // "write", "read"
 	AccessAt, PreviousAt Frame  // the innermost frames in the student's package
+	Report               string // the detector's whole report
 }
 
 // String says where the two accesses are, such as
@@ -38,6 +39,7 @@ func Races(stderr, dir string) []Race {
 		if !ok {
 			continue
 		}
+		r.Report = "WARNING: DATA RACE" + block + "=================="
 		key := r.String("")
 		if !seen[key] {
 			seen[key] = true

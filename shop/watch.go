@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"stampede/checker"
+	"stampede/checker/check"
+	"stampede/checker/grade"
+)
+
+// pollEvery is how often watch looks for a saved file. Looking costs a walk
+// of cases/, a few dozen files; between looks the command sleeps.
+const pollEvery = 400 * time.Millisecond
+
+func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	rest, err := parse(fs, args, false)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 1 {
+		return usagef("watch takes at most one case number, such as: go run ./shop watch 1")
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	cases := checker.Cases()
+	start := 0
+	if len(rest) == 1 {
+		c, err := caseArg(rest[0])
+		if err != nil {
+			return err
+		}
+		start = indexOf(cases, c.Number)
+	} else {
+		// The first case that is not solved yet.
+		for start < len(cases) {
+			st, err := statusOf(ctx, root, cases[start])
+			if err != nil {
+				return err
+			}
+			if st != Solved {
+				break
+			}
+			start++
+		}
+	}
+	w := watcher{
+		out:   stdout,
+		cases: cases,
+		clear: isTerminal(stdout),
+		grade: func(ctx context.Context, c check.Case) (grade.Report, error) {
+			return grade.Grade(ctx, grade.Student(c), grade.Options{Root: root, Repeat: defaultRepeat})
+		},
+		snapshot: func() (string, error) { return snapshot(filepath.Join(root, "cases")) },
+		sleep:    sleepCtx,
+	}
+	return w.run(ctx, start)
+}
+
+func indexOf(cases []check.Case, n int) int {
+	for i, c := range cases {
+		if c.Number == n {
+			return i
+		}
+	}
+	return 0
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// watcher checks a case each time a file under cases/ changes, and moves
+// on to the next case when one passes.
+type watcher struct {
+	out      io.Writer
+	cases    []check.Case
+	clear    bool
+	grade    func(context.Context, check.Case) (grade.Report, error)
+	snapshot func() (string, error) // changes whenever a file under cases/ does
+	sleep    func(context.Context, time.Duration) error
+}
+
+// run watches from cases[i] on, until every case is solved or ctx ends.
+func (w watcher) run(ctx context.Context, i int) error {
+	for i < len(w.cases) {
+		before, err := w.snapshot()
+		if err != nil {
+			return err
+		}
+		c := w.cases[i]
+		if w.clear {
+			fmt.Fprint(w.out, "\x1b[H\x1b[2J")
+		} else {
+			fmt.Fprintln(w.out, strings.Repeat("-", 72))
+		}
+		fmt.Fprintf(w.out, "Watching cases/ (Ctrl-C to stop). Case %d: %s\n\n", c.Number, c.Title)
+		rep, err := w.grade(ctx, c)
+		if err != nil {
+			return err
+		}
+		printReport(w.out, rep, false)
+		if rep.Passed() {
+			green.Fprintf(w.out, "\nCase %d solved.", c.Number)
+			if i+1 < len(w.cases) {
+				fmt.Fprintf(w.out, " On to case %d: read %s.\n", w.cases[i+1].Number, w.cases[i+1].Chapter)
+			}
+			fmt.Fprintln(w.out)
+			i++
+			continue
+		}
+		dim.Fprintf(w.out, "\nSave a file under cases/%s to check again.\n", c.Dir())
+		if err := w.waitForChange(ctx, before); err != nil {
+			return err
+		}
+	}
+	green.Fprintln(w.out, "Every case is solved.")
+	return nil
+}
+
+// waitForChange sleeps between looks until the snapshot differs from before.
+func (w watcher) waitForChange(ctx context.Context, before string) error {
+	for {
+		if err := w.sleep(ctx, pollEvery); err != nil {
+			return err
+		}
+		now, err := w.snapshot()
+		if err != nil {
+			return err
+		}
+		if now != before {
+			return nil
+		}
+	}
+}
+
+// snapshot describes every file below dir by name, size and time of last
+// change, so that any save changes it.
+func snapshot(dir string) (string, error) {
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed while we looked: the next look sees it
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", path, info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	return b.String(), err
+}
