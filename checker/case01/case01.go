@@ -13,6 +13,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
+	"stampede/checker/timeline"
 	"stampede/shop/catalog"
 )
 
@@ -69,22 +70,29 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs := flag.NewFlagSet("run 1", flag.ContinueOnError)
 	fs.SetOutput(w)
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors arrive at 09:00")
+	lanes := fs.Bool("timeline", false, "draw what each visitor did")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	db := catalog.New()
+	began := time.Now()
+	rec := timeline.New(began, catalog.QueryCost)
+	db := catalog.New(catalog.WithHook(func(ctx context.Context, _ string) error {
+		rec.Query(ctx, time.Now())
+		return nil
+	}))
 	shop := newShop(db)
 
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	errs := make([]error, *visitors)
-	began := time.Now()
 	for i := range *visitors {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			_, errs[i] = shop.Top(ctx, catalog.Bestsellers)
+			vctx := rec.Arrive(ctx, i, time.Now())
+			_, errs[i] = shop.Top(vctx, catalog.Bestsellers)
+			rec.Answer(i, time.Now())
 		}()
 	}
 	close(start)
@@ -106,6 +114,10 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fmt.Fprintf(w, "  last visitor served:  after %.2f s\n", took.Seconds())
 	if failed > 0 {
 		fmt.Fprintf(w, "  visitors with errors: %d\n", failed)
+	}
+	if *lanes {
+		fmt.Fprintln(w)
+		rec.Draw(w, 60, 12)
 	}
 	return nil
 }

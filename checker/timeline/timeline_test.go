@@ -1,0 +1,47 @@
+package timeline
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDrawShowsWhoQueriedAndWhoWaited(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	r := New(t0, 200*time.Millisecond)
+	for i := range 3 {
+		ctx := r.Arrive(context.Background(), i, t0)
+		if i == 0 {
+			r.Query(ctx, t0)
+		}
+		r.Answer(i, t0.Add(200*time.Millisecond))
+	}
+	r.Query(context.Background(), t0) // a query no visitor is named for
+
+	var out bytes.Buffer
+	r.Draw(&out, 20, 12)
+	lines := strings.Split(out.String(), "\n")
+	assert.Contains(t, lines[1], "database    22222222222222222222", "two queries ran side by side")
+	assert.Contains(t, lines[2], "visitor 1   ===================|")
+	assert.Contains(t, lines[3], "visitor 2   ...................|")
+	assert.Contains(t, out.String(), "3 visitors: 1 ran a query of their own, 2 only waited")
+}
+
+func TestDrawSamplesManyVisitors(t *testing.T) {
+	t0 := time.Now()
+	r := New(t0, time.Second)
+	for i := range 50 {
+		r.Arrive(context.Background(), i, t0)
+		r.Answer(i, t0.Add(time.Second))
+	}
+	var out bytes.Buffer
+	r.Draw(&out, 30, 12)
+	assert.Contains(t, out.String(), "visitor 10 ")
+	assert.NotContains(t, out.String(), "visitor 11 ")
+	assert.Contains(t, out.String(), "visitor 50 ")
+	assert.Contains(t, out.String(), "...")
+}
