@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,14 +101,26 @@ func TestKillBoundEndsTheChild(t *testing.T) {
 	_ = rep
 }
 
-// workersAlive lists running processes whose program is a worker binary.
+// workersAlive lists this process's children that are still running a
+// worker binary. Other programs on the machine may run workers of their
+// own; they are not this test's concern.
 func workersAlive(t *testing.T) []string {
 	t.Helper()
-	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var alive []string
-	for _, p := range procs {
-		exe, err := os.Readlink(p)
-		if err == nil && strings.Contains(exe, "stampede-worker-") {
+	for _, stat := range stats {
+		data, err := os.ReadFile(stat)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: the comm may hold spaces, so read
+		// from the last ")".
+		fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		exe, _ := os.Readlink(filepath.Join(filepath.Dir(stat), "exe"))
+		if strings.Contains(exe, "stampede-worker-") {
 			alive = append(alive, exe)
 		}
 	}
@@ -159,4 +172,38 @@ func TestRepeatFoldsRuns(t *testing.T) {
 	assert.Equal(t, check.Flaky, got.Status)
 	assert.Equal(t, 2, got.Passed)
 	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
+}
+
+func TestRaceIsNamedByItsTwoLines(t *testing.T) {
+	t.Parallel()
+	c, _ := checker.Find(1)
+	target := Target{Case: c, Pkg: check.Module + "/checker/library/case01/wrong/unguardedread"}
+	rep, err := Grade(context.Background(), target, Options{Root: root(t)})
+	require.NoError(t, err)
+	race := rep.Results[len(rep.Results)-1]
+	require.Equal(t, "race", race.ID)
+	assert.Equal(t, check.Fail, race.Status)
+	file := "checker/library/case01/wrong/unguardedread/shop.go"
+	// The unguarded looks read at lines 29 and 42; the fill writes at 50.
+	assert.Regexp(t, `race: (write at `+file+`:50 against read at `+file+`:(29|42)|read at `+file+`:(29|42) against write at `+file+`:50)`, race.Message)
+	assert.Contains(t, race.Detail, "WARNING: DATA RACE", "the whole report is kept for --verbose")
+}
+
+// TestNoCgoMeansARaceSkip builds without cgo, as on a machine with no C
+// compiler: the race check is skipped with a reason, the rest are graded.
+func TestNoCgoMeansARaceSkip(t *testing.T) {
+	t.Setenv("CGO_ENABLED", "0")
+	c, _ := checker.Find(1)
+	rep, err := Grade(context.Background(), Solution(c), Options{Root: root(t), Repeat: 1})
+	require.NoError(t, err)
+	assert.Contains(t, rep.NoRace, "cgo")
+	for _, r := range rep.Results {
+		want := check.Pass
+		if r.ID == "race" {
+			want = check.Skip
+			assert.Contains(t, r.Message, "race detector")
+		}
+		assert.Equal(t, want, r.Status, r.ID)
+	}
+	assert.True(t, rep.Passed(), "a skipped check does not fail the case")
 }
