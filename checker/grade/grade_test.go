@@ -63,13 +63,14 @@ func TestDeadlockIsFoundAtOnceAndLocated(t *testing.T) {
 	rep := gradeFixture(t, "deadlock", Limits{Hang: time.Minute},
 		"1 visitor stuck at checker/grade/testdata/case01/deadlock/shop.go:20 in sync.Mutex.Lock")
 	assert.Contains(t, rep.Results[0].Message, "deadlocked")
+	assert.Contains(t, rep.Results[0].Message, "likely a lock that is never released")
 	assert.Contains(t, rep.Results[0].Message, "49 visitors stuck at checker/grade/testdata/case01/deadlock/shop.go:19 in sync.Mutex.Lock")
 }
 
 func TestEndlessLoopIsStoppedAndLocated(t *testing.T) {
 	t.Parallel()
 	gradeFixture(t, "spins", Limits{Hang: time.Second}, "still running after 1s",
-		"checker/grade/testdata/case01/spins/shop.go:")
+		"checker/grade/testdata/case01/spins/shop.go:", "likely a loop that never ends")
 }
 
 func TestFatalErrorIsAFailWithTheStudentsLine(t *testing.T) {

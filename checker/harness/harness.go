@@ -124,18 +124,42 @@ func all(gs []stack.Goroutine, ok func(stack.Goroutine) bool) bool {
 type Stuck struct {
 	Why    string   // "deadlocked", "still running after 5s"
 	Places []string // "49 visitors at cases/case01/shop.go:31 in sync.Mutex.Lock"
+	Hint   string   // the likely cause, from what most of them wait in
 }
 
 func (s *Stuck) Error() string {
-	if len(s.Places) == 0 {
-		return s.Why
+	msg := s.Why
+	if len(s.Places) > 0 {
+		msg += ": " + strings.Join(s.Places, "; ")
 	}
-	return s.Why + ": " + strings.Join(s.Places, "; ")
+	if s.Hint != "" {
+		msg += " (likely " + s.Hint + ")"
+	}
+	return msg
+}
+
+// likelyCause names the usual reason for visitors stuck in a state.
+func likelyCause(state string) string {
+	switch {
+	case state == "sync.Mutex.Lock", state == "sync.RWMutex.Lock", state == "sync.RWMutex.RLock":
+		return "a lock that is never released: an Unlock missing on a path that returns early (an error, a panic), or a lock taken twice by one goroutine"
+	case state == "sync.WaitGroup.Wait":
+		return "a WaitGroup whose Done is not called on every path"
+	case strings.HasPrefix(state, "chan"), state == "select":
+		return "a channel that nobody closes or sends on: close the flight's done channel on every path, errors and panics too"
+	case state == "sync.Cond.Wait":
+		return "a Cond that is never signalled after the value arrives"
+	case state == "sleep":
+		return "a polling loop whose condition never comes true"
+	case state == "running", state == "runnable":
+		return "a loop that never ends"
+	}
+	return ""
 }
 
 // stuck describes the visitors among gs.
 func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
-	count := map[string]int{}
+	count, states := map[string]int{}, map[string]int{}
 	var order []string
 	for _, g := range gs {
 		if !isVisitor(g) {
@@ -146,12 +170,20 @@ func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
 			place = "at " + stack.Where(f, check.Module)
 		}
 		place += " in " + g.State
+		states[g.State]++
 		if count[place] == 0 {
 			order = append(order, place)
 		}
 		count[place]++
 	}
 	s := &Stuck{Why: why}
+	most := ""
+	for st, n := range states {
+		if n > states[most] || n == states[most] && st < most {
+			most = st
+		}
+	}
+	s.Hint = likelyCause(most)
 	for _, p := range order {
 		noun := "visitors"
 		if count[p] == 1 {
