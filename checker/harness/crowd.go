@@ -125,8 +125,10 @@ func (c *Crowd[T]) Wait() error {
 		if c.left.Load() == 0 {
 			return true
 		}
+		// Any goroutine that can still wake by itself, a visitor or a
+		// goroutine the student started, may yet release the others.
 		for _, g := range gs {
-			if !stack.Parked(g.State) || isVisitor(g) && stack.Timed(g.State) {
+			if !stack.Parked(g.State) || stack.Timed(g.State) {
 				return false
 			}
 		}
