@@ -1,0 +1,17 @@
+package library
+
+var _ = register(3,
+	entry{dir: "shipped", fails: []string{"once", "one-round"}},
+	entry{dir: "wrong/stampede", fails: []string{"once"}},
+	entry{dir: "wrong/lookbeforelock", fails: []string{"once", "one-round"}},
+	entry{dir: "wrong/unlockfirst", maybe: map[string]string{
+		"once":      "a waiter queries again only if it takes the lock in the gap before the cache is filled",
+		"one-round": "the same",
+	}},
+	entry{dir: "wrong/emptywaiters", fails: []string{"served"}},
+	entry{dir: "wrong/unguardedsecondlook", fails: []string{"race"}},
+	entry{dir: "right/perkey"},
+	entry{dir: "right/singleflight"},
+	entry{dir: "right/donechan"},
+	entry{dir: "right/syncmap"},
+)

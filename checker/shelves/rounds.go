@@ -1,0 +1,116 @@
+package shelves
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// turnstile is a catalog hook that holds every query at the gate of the
+// current round, until the checker lets the round through and starts the
+// next one.
+type turnstile struct {
+	mu   sync.Mutex
+	gate *harness.Gate
+	held int  // queries that reached the current gate
+	open bool // no more rounds: every query passes
+}
+
+func newTurnstile() *turnstile { return &turnstile{gate: harness.NewGate()} }
+
+func (t *turnstile) hold(ctx context.Context, _ string) error {
+	t.mu.Lock()
+	if t.open {
+		t.mu.Unlock()
+		return nil
+	}
+	g := t.gate
+	t.held++
+	t.mu.Unlock()
+	return g.Wait(ctx)
+}
+
+// next lets the current round's queries through, starts a new round, and
+// says how many queries the round held.
+func (t *turnstile) next() int {
+	t.mu.Lock()
+	g, n := t.gate, t.held
+	t.gate, t.held = harness.NewGate(), 0
+	t.mu.Unlock()
+	g.Open()
+	return n
+}
+
+// release lets every query through, now and later.
+func (t *turnstile) release() {
+	t.mu.Lock()
+	t.open = true
+	g := t.gate
+	t.mu.Unlock()
+	g.Open()
+}
+
+// OneRound checks that a burst of visitors is served by one round of
+// queries: the burst ends in one query's time, not one per visitor. It
+// catches the per-key lock without a second look, whose waiters query one
+// after another, each once the one before has answered: fifty rounds,
+// fifty times the wait.
+//
+// Time here is counted, not measured. Every query is held at the gate of
+// the current round; once the process has settled, the checker lets that
+// round through and counts it, and goes on until a round holds no query.
+// A stampede, all of whose queries start together, is one round: the
+// "once" check is the one that fails it.
+func OneRound(h *harness.H, newShop New) check.Verdict {
+	t := newTurnstile()
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(t.hold))
+	crowd := harness.Visit(h, Visitors, top(newShop(db), catalog.Bestsellers))
+	defer t.release()
+
+	var sizes []int // queries in each round
+	for {
+		if err := crowd.Settle(); err != nil {
+			return Stuck(err)
+		}
+		n := t.next()
+		if n == 0 {
+			break
+		}
+		sizes = append(sizes, n)
+		if len(sizes) > 2*Visitors {
+			return check.Failed(fmt.Sprintf("%d rounds", len(sizes)),
+				"the visitors kept querying, round after round, and never finished")
+		}
+	}
+	t.release()
+	if err := crowd.Wait(); err != nil {
+		return Stuck(err)
+	}
+	if p := crowd.Panicked(); p != "" {
+		return check.Failed("", "a visitor's call panicked: "+p)
+	}
+
+	rounds := len(sizes)
+	figure := fmt.Sprintf("%d rounds of queries", rounds)
+	switch {
+	case rounds == 0:
+		return check.Failed(figure, "the list must come from the database, once")
+	case rounds == 1:
+		if sizes[0] == 1 {
+			return check.Passed("1 round of queries, 1 query in it")
+		}
+		return check.Passed(fmt.Sprintf("1 round of queries, %d queries in it", sizes[0]))
+	}
+	later := 0
+	for _, n := range sizes[1:] {
+		later += n
+	}
+	return check.Failed(figure, fmt.Sprintf(
+		"the visitors waited through %d rounds of queries, one after another: %d queries began only after the first had answered, "+
+			"while visitors were still waiting. With %.1f s queries that is %.1f s, where one round would take %.1f s",
+		rounds, later, catalog.QueryCost.Seconds(), float64(rounds)*catalog.QueryCost.Seconds(), catalog.QueryCost.Seconds()))
+}
