@@ -5,8 +5,8 @@ package checker
 
 import (
 	"stampede/checker/case01"
-	// import-case02
-	// import-case03
+	"stampede/checker/case02"
+	"stampede/checker/case03"
 	// import-case04
 	// import-case05
 	// import-case06
@@ -18,8 +18,8 @@ import (
 func Cases() []check.Case {
 	return []check.Case{
 		case01.Case,
-		// case02
-		// case03
+		case02.Case,
+		case03.Case,
 		// case04
 		// case05
 		// case06

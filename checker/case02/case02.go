@@ -29,7 +29,7 @@ var Case = check.Case{
 			Catches: "a per-shelf lock that still lets a shelf's waiters query, and single-flight that ignores the shelf"},
 		{ID: "apart", Name: "the new-releases visitor is not held behind the bestseller query",
 			Catches: "one lock for the whole shop, held across the slow query"},
-		{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock",
+		{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
 			Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a table of locks read and written without a guard of its own"},
