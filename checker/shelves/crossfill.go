@@ -44,17 +44,14 @@ func CrossFill(h *harness.H, newShop New) check.Verdict {
 		return Stuck(err)
 	}
 	best.Open()
-	// Settle, not Wait: Wait would learn that the visitors have returned
-	// through a channel they close, and that would order their looks
-	// before the fill below.
+	// Settle, not Wait or Done: those learn that the visitors have returned
+	// from a channel they close or a counter they count down, and that
+	// would order their looks before the fill below.
 	if err := crowd.Settle(); err != nil {
 		return Stuck(err)
 	}
 	news.Open()
-	if err := other.Wait(); err != nil {
-		return Stuck(err)
-	}
-	if err := crowd.Wait(); err != nil {
+	if err := finish(h, other, crowd); err != nil {
 		return Stuck(err)
 	}
 	if v := AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {

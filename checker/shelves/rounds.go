@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
@@ -32,6 +33,32 @@ func (t *turnstile) hold(ctx context.Context, _ string) error {
 	t.held++
 	t.mu.Unlock()
 	return g.Wait(ctx)
+}
+
+// waiting says how many queries wait at the current round's gate.
+func (t *turnstile) waiting() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.held
+}
+
+// settled waits until ready holds and the process has settled, twice in a
+// row with the same number of queries at the gate, and returns that number.
+// The second look guards against a snapshot that catches a visitor parked
+// inside the runtime on its way to the gate, which would split one round
+// in two.
+func (t *turnstile) settled(h *harness.H, ready func() bool) (int, error) {
+	last := -1
+	for {
+		if err := h.Settled(ready); err != nil {
+			return 0, err
+		}
+		n := t.waiting()
+		if n == last {
+			return n, nil
+		}
+		last = n
+	}
 }
 
 // next lets the current round's queries through, starts a new round, and
@@ -68,26 +95,31 @@ func (t *turnstile) release() {
 func OneRound(h *harness.H, newShop New) check.Verdict {
 	t := newTurnstile()
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(t.hold))
-	crowd := harness.Visit(h, Visitors, top(newShop(db), catalog.Bestsellers))
+	shop := newShop(db)
+	var started atomic.Int64
+	crowd := harness.Visit(h, Visitors, func(ctx context.Context, _ int) ([]string, error) {
+		started.Add(1)
+		return shop.Top(ctx, catalog.Bestsellers)
+	})
 	defer t.release()
 
 	var sizes []int // queries in each round
 	for {
-		if err := crowd.Settle(); err != nil {
+		n, err := t.settled(h, func() bool { return started.Load() == Visitors && (t.waiting() > 0 || crowd.Done()) })
+		if err != nil {
 			return Stuck(err)
 		}
-		n := t.next()
 		if n == 0 {
 			break
 		}
-		sizes = append(sizes, n)
+		sizes = append(sizes, t.next())
 		if len(sizes) > 2*Visitors {
 			return check.Failed(fmt.Sprintf("%d rounds", len(sizes)),
 				"the visitors kept querying, round after round, and never finished")
 		}
 	}
 	t.release()
-	if err := crowd.Wait(); err != nil {
+	if err := finish(h, crowd); err != nil {
 		return Stuck(err)
 	}
 	if p := crowd.Panicked(); p != "" {

@@ -50,11 +50,16 @@ func SameLock(h *harness.H, newShop New) check.Verdict {
 			}
 			return shop.Top(ctx, shelf)
 		})
-		err := crowd.Settle()
+		// Settled once everyone has arrived and the first query has begun
+		// (or everyone has left without one): a visitor parked inside the
+		// runtime must not pass for a round with no query.
+		err := h.Settled(func() bool {
+			return arrived.Load() == int64(n) && (db.Queries(shelf) > 0 || crowd.Done())
+		})
 		q := db.Queries(shelf)
 		gate.Open()
 		if err == nil {
-			err = crowd.Wait()
+			err = finish(h, crowd)
 		}
 		if err != nil {
 			return Stuck(err)
