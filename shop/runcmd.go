@@ -48,6 +48,10 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer w.Close()
 	if err := w.Play(ctx, rest[1:], stdout, 2*time.Minute); err != nil {
+		var ue *grade.UsageError
+		if errors.As(err, &ue) {
+			return usagef("run %d: %s (its flags: go run ./shop run %d -h)", c.Number, ue.Msg, c.Number)
+		}
 		fmt.Fprintln(stdout)
 		red.Fprintln(stdout, err)
 		return errFailed

@@ -73,6 +73,9 @@ type Verdict struct {
 	Pass    bool
 	Figure  string
 	Message string
+	// Hung is set when the code never stopped running: every other check
+	// would meet the same loop, so the grader need not run them.
+	Hung bool `json:",omitempty"`
 }
 
 // Passed returns a passing verdict with its figure.
@@ -82,3 +85,11 @@ func Passed(figure string) Verdict { return Verdict{Pass: true, Figure: figure} 
 func Failed(figure, message string) Verdict {
 	return Verdict{Figure: figure, Message: message}
 }
+
+// What the worker writes at the start of a line of its standard error when
+// a story is stuck, and when the story's flags are wrong; the grader turns
+// these lines into plain errors.
+const (
+	StoryStuck = "stuck: "
+	StoryUsage = "usage: "
+)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"stampede/checker/check"
 	"stampede/checker/stack"
@@ -95,12 +96,24 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	type job struct{ i, k int }
 	jobs := make(chan job)
 	var wg sync.WaitGroup
+	// Once a run finds code that never stops, every other check would
+	// spend the hang bound finding it again: the checks not yet started
+	// are reported as not run instead.
+	var hung atomic.Bool
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if hung.Load() {
+					runs[j.i][j.k] = Run{Verdict: check.Verdict{Hung: true,
+						Message: "not run: another check found code that never stops running (see above)"}}
+					continue
+				}
 				runs[j.i][j.k] = w.Check(ctx, checks[j.i].ID, opts.Limits)
+				if runs[j.i][j.k].Verdict.Hung {
+					hung.Store(true)
+				}
 			}
 		}()
 	}

@@ -75,10 +75,11 @@ func (w *Worker) Check(ctx context.Context, id string, lim Limits) Run {
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		r.Verdict = check.Failed("", fmt.Sprintf("stopped after %v: the code never finished and never settled", lim.Kill))
+		r.Verdict.Hung = true
 	case ctx.Err() != nil:
-		r.Verdict = check.Failed("", "stopped: "+ctx.Err().Error())
+		r.Verdict = check.Failed("", "interrupted")
 	default:
-		r.Verdict = check.Failed("", crashMessage(r.Stderr, w.Target.Pkg, err))
+		r.Verdict = check.Failed("", crashMessage(r.Stderr, w.Target.Pkg, err, "the check"))
 	}
 	return r
 }
@@ -94,7 +95,7 @@ func childEnv() []string {
 }
 
 // crashMessage explains a child that died without a verdict.
-func crashMessage(stderr, pkg string, err error) string {
+func crashMessage(stderr, pkg string, err error, what string) string {
 	lines := strings.Split(stderr, "\n")
 	for i, line := range lines {
 		what, ok := crashLine(line)
@@ -112,8 +113,8 @@ func crashMessage(stderr, pkg string, err error) string {
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return fmt.Sprintf("the program exited with status %d before the check finished%s",
-			exit.ExitCode(), lastLines(stderr))
+		return fmt.Sprintf("the program exited with status %d before %s finished%s",
+			exit.ExitCode(), what, lastLines(stderr))
 	}
 	return fmt.Sprintf("the check could not run: %v", err)
 }
@@ -170,17 +171,34 @@ func (w *Worker) Play(ctx context.Context, args []string, stdout io.Writer, kill
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
-	races := stack.Races(stderr.String(), w.Target.Pkg)
+	out := stderr.String()
+	races := stack.Races(out, w.Target.Pkg)
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return fmt.Errorf("the story did not finish within %v: the visitors are stuck", kill)
+		return fmt.Errorf("the story did not finish within %v, and was stopped", kill)
+	case ctx.Err() != nil:
+		return errors.New("interrupted")
 	case err == nil && len(races) == 0:
 		return nil
-	case len(races) > 0 && !strings.Contains(stderr.String(), "fatal error") && !strings.Contains(stderr.String(), "panic: "):
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if msg, ok := strings.CutPrefix(line, check.StoryStuck); ok {
+			return errors.New("the story stopped: " + msg)
+		}
+		if msg, ok := strings.CutPrefix(line, check.StoryUsage); ok {
+			return &UsageError{Msg: msg}
+		}
+	}
+	if len(races) > 0 && !strings.Contains(out, "fatal error") && !strings.Contains(out, "panic: ") {
 		return &RaceError{Races: races}
 	}
-	return errors.New(crashMessage(stderr.String(), w.Target.Pkg, err))
+	return errors.New(crashMessage(out, w.Target.Pkg, err, "the story"))
 }
+
+// UsageError is a story given flags it does not take.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
 
 // RaceError is a story that ran to its end with data races.
 type RaceError struct{ Races []stack.Race }

@@ -3,12 +3,11 @@ package harness
 import (
 	"context"
 	"fmt"
-	"maps"
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"sync/atomic"
+	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/stack"
@@ -24,22 +23,32 @@ type Outcome[T any] struct {
 
 // Crowd is a group of visitors, each calling student code on its own
 // goroutine, all started together.
+//
+// The crowd must not order its visitors: the race detector treats every
+// lock, channel and atomic that two goroutines share as an ordering, and an
+// ordering made by the harness would hide the student's races. So each
+// visitor keeps its id and its outcome in a slot of its own, published by
+// an atomic of its own, and the only thing visitors share is the count of
+// those still inside, which they touch after their last call.
 type Crowd[T any] struct {
 	h       *H
-	started atomic.Int64
 	n       int
 	done    chan struct{}
 	left    atomic.Int64
+	slots   []slot[T]
+	started []atomic.Bool
+}
 
-	mu  sync.Mutex
-	out []Outcome[T]
-	ids map[int]bool // the visitors' goroutine ids
+type slot[T any] struct {
+	id       atomic.Int64 // goroutine id, 0 until the visitor starts
+	out      Outcome[T]   // written by the visitor before returned is set
+	returned atomic.Bool
 }
 
 // Visit starts n visitors. Visitor i calls visit(ctx, i). Panics are
 // caught and kept with the student's line.
 func Visit[T any](h *H, n int, visit func(ctx context.Context, i int) (T, error)) *Crowd[T] {
-	c := &Crowd[T]{h: h, n: n, done: make(chan struct{}), out: make([]Outcome[T], n), ids: map[int]bool{}}
+	c := &Crowd[T]{h: h, n: n, done: make(chan struct{}), slots: make([]slot[T], n), started: make([]atomic.Bool, n)}
 	c.left.Store(int64(n))
 	if n == 0 {
 		close(c.done)
@@ -51,24 +60,20 @@ func Visit[T any](h *H, n int, visit func(ctx context.Context, i int) (T, error)
 }
 
 func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
-	var o Outcome[T]
+	s := &c.slots[i]
 	defer func() {
 		if r := recover(); r != nil {
-			o.Panic = fmt.Sprintf("%v%s", r, c.h.panicPlace(debug.Stack()))
+			s.out.Panic = fmt.Sprintf("%v%s", r, c.h.panicPlace(debug.Stack()))
 		}
-		o.Returned = true
-		c.mu.Lock()
-		c.out[i] = o
-		c.mu.Unlock()
+		s.out.Returned = true
+		s.returned.Store(true)
 		if c.left.Add(-1) == 0 {
 			close(c.done)
 		}
 	}()
-	c.mu.Lock()
-	c.ids[goroutineID()] = true
-	c.mu.Unlock()
-	c.started.Add(1)
-	o.Value, o.Err = visit(c.h.ctx, i)
+	s.id.Store(int64(goroutineID()))
+	c.started[i].Store(true)
+	s.out.Value, s.out.Err = visit(c.h.ctx, i)
 }
 
 // goroutineID returns the calling goroutine's id, read from its stack.
@@ -79,22 +84,6 @@ func goroutineID() int {
 		return gs[0].ID
 	}
 	return -1
-}
-
-// Where says where the visitors that have not returned are waiting, in
-// the student's lines, such as "5 visitors stuck at cases/case01/shop.go:22
-// in sync.Mutex.Lock".
-func (c *Crowd[T]) Where() string {
-	c.mu.Lock()
-	ids := maps.Clone(c.ids)
-	c.mu.Unlock()
-	var mine []stack.Goroutine
-	for _, g := range c.h.others() {
-		if ids[g.ID] {
-			mine = append(mine, g)
-		}
-	}
-	return strings.Join(c.h.stuck(mine, "").Places, "; ")
 }
 
 // panicPlace returns " at cases/case01/shop.go:31" for the innermost
@@ -108,11 +97,21 @@ func (h *H) panicPlace(trace []byte) string {
 	return ""
 }
 
+// allStarted reports whether every visitor has begun its call.
+func (c *Crowd[T]) allStarted() bool {
+	for i := range c.started {
+		if !c.started[i].Load() {
+			return false
+		}
+	}
+	return true
+}
+
 // Settle waits until every visitor has started and the whole process has
 // settled: each visitor is parked (at a gate, on a lock, on a channel) or
 // has returned. It returns a *Stuck error at the hang bound.
 func (c *Crowd[T]) Settle() error {
-	return c.h.Settled(func() bool { return c.started.Load() == int64(c.n) })
+	return c.h.Settled(c.allStarted)
 }
 
 // Wait waits until every visitor has returned. When the visitors that are
@@ -128,13 +127,13 @@ func (c *Crowd[T]) Wait() error {
 		// Any goroutine that can still wake by itself, a visitor or a
 		// goroutine the student started, may yet release the others.
 		for _, g := range gs {
-			if !stack.Parked(g.State) || stack.Timed(g.State) {
+			if !g.Blocked() || stack.Timed(g.State) {
 				return false
 			}
 		}
 		deadlock = c.h.stuck(gs, "deadlocked")
 		return true
-	}, c.done)
+	}, c.done, c.h.bound, time.Millisecond)
 	if err != nil {
 		return err
 	}
@@ -147,11 +146,16 @@ func (c *Crowd[T]) Wait() error {
 // Done reports whether every visitor has returned.
 func (c *Crowd[T]) Done() bool { return c.left.Load() == 0 }
 
-// Outcomes returns what each visitor got so far.
+// Outcomes returns what each visitor got so far. A visitor still inside
+// its call has Returned false and nothing else.
 func (c *Crowd[T]) Outcomes() []Outcome[T] {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Outcome[T](nil), c.out...)
+	out := make([]Outcome[T], c.n)
+	for i := range c.slots {
+		if c.slots[i].returned.Load() {
+			out[i] = c.slots[i].out
+		}
+	}
+	return out
 }
 
 // Panicked returns the first panic among the visitors, or "".
@@ -162,4 +166,23 @@ func (c *Crowd[T]) Panicked() string {
 		}
 	}
 	return ""
+}
+
+// Where says where the visitors that have not returned are waiting, in
+// the student's lines, such as "5 visitors stuck at cases/case01/shop.go:22
+// in sync.Mutex.Lock".
+func (c *Crowd[T]) Where() string {
+	ids := map[int]bool{}
+	for i := range c.slots {
+		if id := c.slots[i].id.Load(); id != 0 && !c.slots[i].returned.Load() {
+			ids[int(id)] = true
+		}
+	}
+	var mine []stack.Goroutine
+	for _, g := range c.h.others() {
+		if ids[g.ID] {
+			mine = append(mine, g)
+		}
+	}
+	return strings.Join(c.h.stuck(mine, "").Places, "; ")
 }

@@ -10,9 +10,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,15 +61,48 @@ func (h *H) Dir() string { return h.dir }
 // error when that has not happened within the hang bound.
 func (h *H) Settled(ready func() bool) error {
 	return h.await(func(gs []stack.Goroutine) bool {
-		return ready() && all(gs, func(g stack.Goroutine) bool { return stack.Parked(g.State) })
-	}, nil)
+		return ready() && all(gs, stack.Goroutine.Blocked)
+	}, nil, h.bound, time.Millisecond)
 }
 
-// await polls snapshots of all goroutines until cond holds in three in a
-// row or done is closed. It returns a *Stuck error at the hang bound.
-func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}) error {
-	deadline := time.Now().Add(h.bound)
-	tick := time.NewTicker(time.Millisecond)
+// Watch watches a story (code that is not a crowd of visitors) until done
+// is closed. It returns a *Stuck error at once when every goroutine is
+// blocked where no timer can wake it, or after limit when the story is
+// still running, naming the student's lines either way.
+func (h *H) Watch(done <-chan struct{}, limit time.Duration) error {
+	var deadlock *Stuck
+	err := h.await(func(gs []stack.Goroutine) bool {
+		for _, g := range gs {
+			if !g.Blocked() || stack.Timed(g.State) {
+				return false
+			}
+		}
+		deadlock = h.describe(gs, "deadlocked", h.mine)
+		return true
+	}, done, limit, 20*time.Millisecond)
+	var st *Stuck
+	if errors.As(err, &st) {
+		return h.describe(h.others(), st.Why, h.mine)
+	}
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	default:
+		return deadlock
+	}
+}
+
+// mine reports whether g runs the implementation's code.
+func (h *H) mine(g stack.Goroutine) bool { return g.Has(h.dir) }
+
+// await takes a snapshot of all goroutines every tick until cond holds in
+// three in a row or done is closed. It returns a *Stuck error after bound.
+func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, bound, every time.Duration) error {
+	deadline := time.Now().Add(bound)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	streak := 0
 	for {
@@ -81,7 +116,7 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}) error
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return h.stuck(gs, fmt.Sprintf("still running after %v", h.bound))
+			return h.stuck(gs, fmt.Sprintf("still running after %v", bound))
 		}
 		select {
 		case <-done:
@@ -123,8 +158,11 @@ func all(gs []stack.Goroutine, ok func(stack.Goroutine) bool) bool {
 // Stuck says where visitors are stuck, in the student's own lines.
 type Stuck struct {
 	Why    string   // "deadlocked", "still running after 5s"
-	Places []string // "49 visitors at cases/case01/shop.go:31 in sync.Mutex.Lock"
-	Hint   string   // the likely cause, from what most of them wait in
+	Places []string // "49 visitors stuck at cases/case01/shop.go:31 in sync.Mutex.Lock"
+	Hint   string   // the likely cause
+	// Busy is set when some of them are running, not waiting: code that
+	// never stops, which every check of the case will meet again.
+	Busy bool
 }
 
 func (s *Stuck) Error() string {
@@ -141,6 +179,8 @@ func (s *Stuck) Error() string {
 // likelyCause names the usual reason for visitors stuck in a state.
 func likelyCause(state string) string {
 	switch {
+	case running(state):
+		return "a loop that never ends"
 	case state == "sync.Mutex.Lock", state == "sync.RWMutex.Lock", state == "sync.RWMutex.RLock":
 		return "a lock that is never released: an Unlock missing on a path that returns early (an error, a panic), or a lock taken twice by one goroutine"
 	case state == "sync.WaitGroup.Wait":
@@ -151,47 +191,77 @@ func likelyCause(state string) string {
 		return "a Cond that is never signalled after the value arrives"
 	case state == "sleep":
 		return "a polling loop whose condition never comes true"
-	case state == "running", state == "runnable":
-		return "a loop that never ends"
 	}
 	return ""
 }
 
-// stuck describes the visitors among gs.
+func running(state string) bool { return state == "running" || state == "runnable" }
+
+// stuck describes the crowds' visitors among gs.
 func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
+	return h.describe(gs, why, isVisitor)
+}
+
+// describe says where the goroutines among gs that pick chooses are, in
+// the student's lines. Running goroutines come first: a loop that never
+// ends is the cause, and goroutines waiting behind it are the effect.
+func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine) bool) *Stuck {
+	s := &Stuck{Why: why}
 	count, states := map[string]int{}, map[string]int{}
 	var order []string
 	for _, g := range gs {
-		if !isVisitor(g) {
+		if !pick(g) {
 			continue
 		}
-		place := "in the checker's own code"
-		if f, ok := g.In(h.dir); ok {
-			place = "at " + stack.Where(f, check.Module)
+		f, mine := g.In(h.dir)
+		where := "the checker's own code"
+		if mine {
+			where = stack.Where(f, check.Module)
 		}
-		place += " in " + g.State
-		states[g.State]++
+		place := "stuck at " + where + " in " + g.State
+		if running(g.State) {
+			s.Busy = true
+			if !mine {
+				continue // a visitor the scheduler has not reached yet: noise
+			}
+			place = "still running near " + where
+		}
 		if count[place] == 0 {
 			order = append(order, place)
 		}
 		count[place]++
+		states[g.State]++
 	}
-	s := &Stuck{Why: why}
-	most := ""
+	// Running goroutines first: a loop that never ends is the cause, and
+	// the goroutines waiting behind it are the effect.
+	slices.SortStableFunc(order, func(a, b string) int {
+		return boolInt(!strings.HasPrefix(a, "still")) - boolInt(!strings.HasPrefix(b, "still"))
+	})
+	cause := ""
 	for st, n := range states {
-		if n > states[most] || n == states[most] && st < most {
-			most = st
+		if n > states[cause] || n == states[cause] && st < cause {
+			cause = st
 		}
 	}
-	s.Hint = likelyCause(most)
+	if s.Busy {
+		cause = "running"
+	}
+	s.Hint = likelyCause(cause)
 	for _, p := range order {
 		noun := "visitors"
 		if count[p] == 1 {
 			noun = "visitor"
 		}
-		s.Places = append(s.Places, fmt.Sprintf("%d %s stuck %s", count[p], noun, p))
+		s.Places = append(s.Places, fmt.Sprintf("%d %s %s", count[p], noun, p))
 	}
 	return s
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isVisitor reports whether g is one of a crowd's visitors.

@@ -5,6 +5,7 @@ var _ = register(1,
 	entry{dir: "wrong/globallock", fails: []string{"apart"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"once", "two-shelves"}},
 	entry{dir: "wrong/unguardedread", fails: []string{"race"}},
+	entry{dir: "wrong/unlockedfastpath", fails: []string{"race"}},
 	entry{dir: "wrong/unguardedlocks", fails: []string{"race"}, maybe: map[string]string{
 		"once":        "two visitors may make two locks for the shelf, or may not",
 		"two-shelves": "the same",

@@ -6,6 +6,7 @@ package shelves
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -49,7 +50,10 @@ func Burst(h *harness.H, newShop New, n int, shelf string) (*catalog.DB, *harnes
 // Stuck turns an error from the harness into a failing verdict that says
 // where the visitors are stuck.
 func Stuck(err error) check.Verdict {
-	return check.Failed("", "the visitors never finished: "+err.Error())
+	v := check.Failed("", "the visitors never finished: "+err.Error())
+	var st *harness.Stuck
+	v.Hung = errors.As(err, &st) && st.Busy
+	return v
 }
 
 // Served checks that every visitor of a burst gets the database's list.
@@ -197,26 +201,59 @@ func Apart(h *harness.H, newShop New) check.Verdict {
 	return check.Passed("served while the bestseller query ran")
 }
 
-// Busy runs visitors on several shelves at once, cold and then warm, so
-// that the race detector sees every access to the shop's shared state. Its
-// verdict is the race detector's; it fails here only if the visitors hang
-// or panic.
+// Busy runs visitors on several shelves at once so that the race
+// detector sees every access to the shop's shared state. Its verdict is the
+// race detector's; it fails here only if the visitors hang or panic.
+//
+// Each round has two scenes. A cold burst: visitors on three shelves miss
+// together, so that the first looks, the lock table and the fills all
+// meet. Then warm readers: visitors read a filled shelf over and over while
+// one visitor fills another, so that a read taken without a lock overlaps
+// a write into the same map.
 func Busy(h *harness.H, newShop New) check.Verdict {
 	shelves := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
 	for round := range 4 {
-		db := catalog.New(catalog.WithCost(0))
-		shop := newShop(db)
-		for wave := range 2 { // the first wave misses, the second hits
-			crowd := harness.Visit(h, Visitors, func(ctx context.Context, i int) ([]string, error) {
-				return shop.Top(ctx, shelves[(i+round+wave)%len(shelves)])
-			})
-			if err := crowd.Wait(); err != nil {
-				return Stuck(err)
+		shop := newShop(catalog.New(catalog.WithCost(0)))
+		cold := harness.Visit(h, Visitors, func(ctx context.Context, i int) ([]string, error) {
+			return shop.Top(ctx, shelves[(i+round)%len(shelves)])
+		})
+		if v, bad := ended(cold); bad {
+			return v
+		}
+
+		shop = newShop(catalog.New(catalog.WithCost(0)))
+		warm, filled := shelves[round%len(shelves)], shelves[(round+1)%len(shelves)]
+		if v, bad := ended(harness.Visit(h, 1, top(shop, warm))); bad {
+			return v
+		}
+		const readers, reads = 8, 200
+		mixed := harness.Visit(h, readers+1, func(ctx context.Context, i int) ([]string, error) {
+			if i == readers {
+				return shop.Top(ctx, filled)
 			}
-			if p := crowd.Panicked(); p != "" {
-				return check.Failed("", "a visitor's call panicked: "+p)
+			var books []string
+			for range reads {
+				var err error
+				if books, err = shop.Top(ctx, warm); err != nil {
+					return nil, err
+				}
 			}
+			return books, nil
+		})
+		if v, bad := ended(mixed); bad {
+			return v
 		}
 	}
 	return check.Passed("")
+}
+
+// ended waits for a crowd and turns a hang or a panic into a failure.
+func ended(c *harness.Crowd[[]string]) (check.Verdict, bool) {
+	if err := c.Wait(); err != nil {
+		return Stuck(err), true
+	}
+	if p := c.Panicked(); p != "" {
+		return check.Failed("", "a visitor's call panicked: "+p), true
+	}
+	return check.Verdict{}, false
 }

@@ -141,6 +141,23 @@ func Parked(state string) bool {
 	return false
 }
 
+// Blocked reports whether g is parked waiting for another goroutine: in a
+// parked state, and not merely queued for a file or a pipe (a goroutine
+// that prints while others print waits in semacquire on the file's lock,
+// and will go on without anyone's help).
+func (g Goroutine) Blocked() bool {
+	if !Parked(g.State) {
+		return false
+	}
+	for _, f := range g.Frames {
+		if strings.HasPrefix(f.Func, "internal/poll.") || strings.HasPrefix(f.Func, "os.(*File).") ||
+			strings.HasPrefix(f.Func, "syscall.") {
+			return false
+		}
+	}
+	return true
+}
+
 // Timed reports whether a goroutine in this state may wake by itself, when
 // a timer fires: asleep, or in a select that may have a timer case.
 func Timed(state string) bool {

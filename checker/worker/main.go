@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
@@ -45,7 +46,7 @@ func run(args []string) error {
 	ctx := context.Background()
 	switch args[0] {
 	case "run":
-		return bound.Scenario(ctx, os.Stdout, args[1:])
+		return story(ctx, args[1:])
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ContinueOnError)
 		id := fs.String("id", "", "the check to run")
@@ -73,4 +74,33 @@ func writeVerdict(path string, v check.Verdict) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// storyLimit is how long a story may run before the worker calls it stuck.
+// Stories take seconds; a deadlock is found at once, not at this limit.
+const storyLimit = time.Minute
+
+// story plays the case's story while a watchdog looks for student code
+// that deadlocks or never stops, and turns flag mistakes into one line.
+func story(ctx context.Context, args []string) error {
+	h := harness.New(ctx, pkg, harness.DefaultBound)
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		err = bound.Scenario(ctx, os.Stdout, args)
+	}()
+	if stuck := h.Watch(done, storyLimit); stuck != nil {
+		fmt.Fprintln(os.Stderr, check.StoryStuck+stuck.Error())
+		os.Exit(3)
+	}
+	var fe *harness.FlagError
+	switch {
+	case errors.Is(err, harness.ErrHelpShown):
+		return nil
+	case errors.As(err, &fe):
+		fmt.Fprintln(os.Stderr, check.StoryUsage+fe.Error())
+		os.Exit(2)
+	}
+	return err
 }
