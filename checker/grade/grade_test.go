@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,10 +68,30 @@ func TestDeadlockIsFoundAtOnceAndLocated(t *testing.T) {
 	assert.Contains(t, rep.Results[0].Message, "49 visitors stuck at checker/grade/testdata/case01/deadlock/shop.go:19 in sync.Mutex.Lock")
 }
 
+// gradeHung grades a fixture whose code never stops: every check fails,
+// the checks that ran say where, and the others say why they did not run.
+func gradeHung(t *testing.T, name string, lim Limits, want ...string) {
+	t.Helper()
+	rep, err := Grade(context.Background(), fixture(name), Options{Root: root(t), Limits: lim})
+	require.NoError(t, err)
+	diagnosed := 0
+	for _, r := range rep.Results {
+		assert.Equal(t, check.Fail, r.Status, "check %s", r.ID)
+		if strings.HasPrefix(r.Message, "not run: another check found code that never stops running") {
+			continue
+		}
+		diagnosed++
+		for _, w := range want {
+			assert.Contains(t, r.Message, w, "check %s", r.ID)
+		}
+	}
+	assert.Positive(t, diagnosed, "no check said where the code runs for ever")
+}
+
 func TestEndlessLoopIsStoppedAndLocated(t *testing.T) {
 	t.Parallel()
-	gradeFixture(t, "spins", Limits{Hang: time.Second}, "still running after 1s",
-		"checker/grade/testdata/case01/spins/shop.go:", "likely a loop that never ends")
+	gradeHung(t, "spins", Limits{Hang: time.Second}, "still running after 1s",
+		"still running near checker/grade/testdata/case01/spins/shop.go:", "likely a loop that never ends")
 }
 
 func TestFatalErrorIsAFailWithTheStudentsLine(t *testing.T) {
@@ -94,12 +115,11 @@ func TestExitIsAFail(t *testing.T) {
 // worker still alive afterwards can only be its own.
 func TestKillBoundEndsTheChild(t *testing.T) {
 	began := time.Now()
-	rep := gradeFixture(t, "spins", Limits{Hang: time.Hour, Kill: 2 * time.Second}, "stopped after 2s")
+	gradeHung(t, "spins", Limits{Hang: time.Hour, Kill: 2 * time.Second}, "stopped after 2s")
 	assert.Less(t, time.Since(began), time.Minute)
 	if runtime.GOOS == "linux" {
 		assert.Empty(t, workersAlive(t), "a worker outlived its check")
 	}
-	_ = rep
 }
 
 // workersAlive lists this process's children that are still running a
@@ -207,4 +227,41 @@ func TestNoCgoMeansARaceSkip(t *testing.T) {
 		assert.Equal(t, want, r.Status, r.ID)
 	}
 	assert.True(t, rep.Passed(), "a skipped check does not fail the case")
+}
+
+// TestPrintingIsNotADeadlock grades correct code that prints a great deal:
+// goroutines queued on a file's lock are waiting for I/O, not deadlocked.
+func TestPrintingIsNotADeadlock(t *testing.T) {
+	t.Parallel()
+	rep, err := Grade(context.Background(), fixture("printer"), Options{Root: root(t), Repeat: 2})
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		assert.Equal(t, check.Pass, r.Status, "%s: %s", r.ID, r.Message)
+	}
+}
+
+func TestStoryDeadlockIsDiagnosed(t *testing.T) {
+	t.Parallel()
+	w, err := Build(context.Background(), root(t), fixture("deadlock"), true)
+	require.NoError(t, err)
+	defer w.Close()
+	var out strings.Builder
+	err = w.Play(context.Background(), nil, &out, time.Minute)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the story stopped: deadlocked")
+	assert.Contains(t, err.Error(), "stuck at checker/grade/testdata/case01/deadlock/shop.go:19 in sync.Mutex.Lock")
+}
+
+func TestStoryFlagMistakeIsAUsageError(t *testing.T) {
+	t.Parallel()
+	c, _ := checker.Find(1)
+	w, err := Build(context.Background(), root(t), Solution(c), true)
+	require.NoError(t, err)
+	defer w.Close()
+	var ue *UsageError
+	err = w.Play(context.Background(), []string{"--nope"}, io.Discard, time.Minute)
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, "flag provided but not defined: -nope", ue.Msg)
+	err = w.Play(context.Background(), []string{"--visitors", "0"}, io.Discard, time.Minute)
+	require.ErrorAs(t, err, &ue)
 }

@@ -1,7 +1,6 @@
 package grade
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,10 +54,10 @@ func (w *Worker) Check(ctx context.Context, id string, lim Limits) Run {
 
 	ctx, cancel := context.WithTimeout(ctx, lim.Kill)
 	defer cancel()
-	var stderr bytes.Buffer
+	var stderr headTail
 	cmd := exec.CommandContext(ctx, w.bin, "check", "-id", id, "-out", out, "-bound", lim.Hang.String())
 	cmd.Dir = w.root
-	cmd.Stdout = io.Discard // what the student's code prints is not the verdict
+	cmd.Stdout = nil // the null device: what the student's code prints is not the verdict
 	cmd.Stderr = &stderr
 	cmd.Env = childEnv()
 	cmd.WaitDelay = time.Second
@@ -163,7 +162,7 @@ func lastLines(s string) string {
 func (w *Worker) Play(ctx context.Context, args []string, stdout io.Writer, kill time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, kill)
 	defer cancel()
-	var stderr bytes.Buffer
+	var stderr headTail
 	cmd := exec.CommandContext(ctx, w.bin, append([]string{"run"}, args...)...)
 	cmd.Dir = w.root
 	cmd.Stdout = stdout
@@ -210,4 +209,36 @@ func (e *RaceError) Error() string {
 		b.WriteString("\n  race: " + r.String(check.Module))
 	}
 	return b.String()
+}
+
+// headTail keeps the first and the last part of what a child writes to
+// standard error: race reports come early, a crash's trace comes last, and
+// a student's debug printing in between could otherwise fill memory.
+type headTail struct {
+	head, tail []byte
+	dropped    int
+}
+
+const headTailKeep = 1 << 20
+
+func (b *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := headTailKeep - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	b.tail = append(b.tail, p...)
+	if over := len(b.tail) - headTailKeep; over > 0 {
+		b.dropped += over
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
+}
+
+func (b *headTail) String() string {
+	if b.dropped == 0 {
+		return string(b.head) + string(b.tail)
+	}
+	return fmt.Sprintf("%s\n[... %d bytes left out ...]\n%s", b.head, b.dropped, b.tail)
 }

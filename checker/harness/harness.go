@@ -195,6 +195,22 @@ func likelyCause(state string) string {
 	return ""
 }
 
+// printing reports whether any chosen goroutine is writing output.
+func printing(gs []stack.Goroutine, pick func(stack.Goroutine) bool) bool {
+	for _, g := range gs {
+		if !pick(g) {
+			continue
+		}
+		for _, f := range g.Frames {
+			if strings.HasPrefix(f.Func, "fmt.") || strings.HasPrefix(f.Func, "os.(*File).Write") ||
+				strings.HasPrefix(f.Func, "log.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func running(state string) bool { return state == "running" || state == "runnable" }
 
 // stuck describes the crowds' visitors among gs.
@@ -247,6 +263,9 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 		cause = "running"
 	}
 	s.Hint = likelyCause(cause)
+	if printing(gs, pick) {
+		s.Hint = "output: the code prints so much that the checks cannot finish; remove the debug printing"
+	}
 	for _, p := range order {
 		noun := "visitors"
 		if count[p] == 1 {

@@ -226,7 +226,7 @@ func Busy(h *harness.H, newShop New) check.Verdict {
 		if v, bad := ended(harness.Visit(h, 1, top(shop, warm))); bad {
 			return v
 		}
-		const readers, reads = 8, 200
+		const readers, reads = 8, 100
 		mixed := harness.Visit(h, readers+1, func(ctx context.Context, i int) ([]string, error) {
 			if i == readers {
 				return shop.Top(ctx, filled)

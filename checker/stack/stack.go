@@ -129,12 +129,17 @@ func Where(f Frame, module string) string {
 
 // Parked reports whether a goroutine in this state is blocked and cannot
 // move until another goroutine, or a timer, lets it.
+//
+// Plain "semacquire" is not parked: every lock of the sync package shows
+// by its own name (sync.Mutex.Lock, sync.WaitGroup.Wait, ...), and what is
+// left is the runtime's own waits (to start a garbage collection, which the
+// snapshots themselves can hold up) and a file's write lock, which all go
+// on without any other goroutine's help.
 func Parked(state string) bool {
 	switch {
 	case strings.HasPrefix(state, "sync."), // sync.Mutex.Lock, sync.WaitGroup.Wait, ...
 		strings.HasPrefix(state, "chan "), // chan receive, chan send, ... (nil chan)
 		strings.HasPrefix(state, "select"),
-		state == "semacquire",
 		state == "sleep":
 		return true
 	}
