@@ -22,7 +22,7 @@ import (
 // orders nothing, and only then lets the new-releases fill happen.
 //
 // Its verdict is the race detector's; it fails here only if the visitors
-// hang, panic, or get the wrong list.
+// hang or panic. What they get is for the other checks to judge.
 func CrossFill(h *harness.H, newShop New) check.Verdict {
 	best, news := harness.NewGate(), harness.NewGate()
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(ctx context.Context, shelf string) error {
@@ -54,10 +54,12 @@ func CrossFill(h *harness.H, newShop New) check.Verdict {
 	if err := finish(h, other, crowd); err != nil {
 		return Stuck(err)
 	}
-	if v := AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
-		return v
+	for _, c := range []*harness.Crowd[[]string]{crowd, other} {
+		if p := c.Panicked(); p != "" {
+			return check.Failed("", "a visitor's call panicked: "+p)
+		}
 	}
-	return AllGot(other.Outcomes(), catalog.Books(catalog.NewReleases))
+	return check.Passed("")
 }
 
 // Races runs the race detector's workloads one after the other: CrossFill,
