@@ -51,6 +51,7 @@ commands:
   run N                  play case N's story on your code, with real numbers
       --solution         ... on the reference solution instead
       --timeline         ... and draw each visitor's wait
+      -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
       --repeat K         run each check K times (default 3)
@@ -59,6 +60,7 @@ commands:
   watch [N]              check again each time you save; move on when it passes
   hint N                 one more hint each time you ask (--all: every hint)
   diff N                 your case against the reference solution
+  reset N                put case N back as shipped (your files are kept in .lab-backup/)
 
 Start with: go run ./shop check 1`
 
@@ -101,6 +103,8 @@ func dispatch(ctx context.Context, args []string, stdout io.Writer) error {
 		return diffCmd(ctx, rest, stdout)
 	case "watch":
 		return watchCmd(ctx, rest, stdout)
+	case "reset":
+		return resetCmd(ctx, rest, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -270,3 +270,32 @@ func TestListShowsShippedCasesAsNotStarted(t *testing.T) {
 		assert.Equal(t, NotStarted, st, "case %d", c.Number)
 	}
 }
+
+func TestResetRestoresTheShippedCaseAndKeepsABackup(t *testing.T) {
+	lab, err := moduleRoot()
+	require.NoError(t, err)
+	root := fakeLab(t)
+	c, _ := checker.Find(1)
+	// The fake lab needs the shipped copy, and a student's edited case.
+	shipped := filepath.Join(root, checker.Shipped(c))
+	require.NoError(t, os.MkdirAll(shipped, 0o755))
+	data, err := os.ReadFile(filepath.Join(lab, checker.Shipped(c), "shop.go"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(shipped, "shop.go"), data, 0o644))
+	mine := filepath.Join(root, "cases", c.Dir())
+	require.NoError(t, os.MkdirAll(mine, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mine, "shop.go"), []byte("package case01\n// my work\n"), 0o644))
+
+	code, out, _ := runShop(t, "reset", "1")
+	require.Equal(t, exitPass, code, out)
+	same, err := checker.Pristine(root, c)
+	require.NoError(t, err)
+	assert.True(t, same, "cases/case01 is as shipped")
+	got, err := os.ReadFile(filepath.Join(mine, "shop.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "\npackage case01\n")
+	backups, _ := filepath.Glob(filepath.Join(root, backupDir, "case01-*", "shop.go"))
+	require.Len(t, backups, 1)
+	kept, _ := os.ReadFile(backups[0])
+	assert.Equal(t, "package case01\n// my work\n", string(kept))
+}

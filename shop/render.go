@@ -23,7 +23,7 @@ var (
 // not a terminal.
 func printReport(w io.Writer, rep grade.Report, verbose bool) {
 	if rep.Build != nil {
-		red.Fprintf(w, "  FAIL  %s does not compile\n", rep.Target.Dir())
+		red.Fprintf(w, "  FAIL  %s %s\n", rep.Target.Dir(), rep.Build.Problem())
 		for _, line := range rep.Build.Lines {
 			fmt.Fprintf(w, "        %s\n", line)
 		}

@@ -37,7 +37,7 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	w, err := grade.Build(ctx, root, target, true)
 	var be *grade.BuildError
 	if errors.As(err, &be) {
-		red.Fprintf(stdout, "%s does not compile:\n", target.Dir())
+		red.Fprintf(stdout, "%s %s:\n", target.Dir(), be.Problem())
 		for _, line := range be.Lines {
 			fmt.Fprintf(stdout, "  %s\n", line)
 		}

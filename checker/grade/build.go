@@ -58,13 +58,28 @@ type Worker struct {
 type BuildError struct {
 	Target Target
 	Lines  []string // the compiler's lines, with paths relative to the module root
-	// Shape is set when the student's code compiles but its New has a
-	// different signature from the one the case expects.
+	// Shape is set when the student's code compiles but its New, or a
+	// method the checker calls, has a different signature from the
+	// shipped case's.
 	Shape bool
+	// Missing is set when the target's folder has no Go files.
+	Missing bool
 }
 
 func (e *BuildError) Error() string {
-	return fmt.Sprintf("%s does not compile:\n%s", e.Target.Dir(), strings.Join(e.Lines, "\n"))
+	return fmt.Sprintf("%s %s:\n%s", e.Target.Dir(), e.Problem(), strings.Join(e.Lines, "\n"))
+}
+
+// Problem says in a few words what is wrong: "does not compile", "does not
+// fit the checker", "is missing".
+func (e *BuildError) Problem() string {
+	switch {
+	case e.Missing:
+		return "is missing"
+	case e.Shape:
+		return "does not fit the checker"
+	}
+	return "does not compile"
 }
 
 // Build builds the worker for target. root is the module root, the folder
@@ -165,7 +180,14 @@ func raceUnavailable(out []byte) bool {
 // student's files by their path in the lab.
 func (w *Worker) buildError(out []byte) error {
 	e := &BuildError{Target: w.Target}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	text := string(bytes.TrimSpace(out))
+	if missing(text) && !hasGoFiles(filepath.Join(w.root, filepath.FromSlash(w.Target.Dir()))) {
+		e.Missing = true
+		e.Lines = []string{fmt.Sprintf("%s has no Go files. To start the case again: go run ./shop reset %d",
+			w.Target.Dir(), w.Target.Case.Number)}
+		return e
+	}
+	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "# ") {
 			continue
@@ -173,13 +195,24 @@ func (w *Worker) buildError(out []byte) error {
 		line = strings.ReplaceAll(line, w.root+string(filepath.Separator), "")
 		if strings.Contains(line, bindFile) {
 			e.Shape = true
-			_, msg, _ := strings.Cut(line, ": ")
-			line = "New does not have the signature the case expects: " + msg
+			continue
 		}
 		e.Lines = append(e.Lines, line)
 	}
+	if e.Shape {
+		shape := w.shapeLines()
+		if len(shape) == 0 {
+			shape = []string{"New, or a method the checker calls, does not have the signature the case shipped with"}
+		}
+		e.Lines = append(shape, e.Lines...)
+	}
 	if len(e.Lines) == 0 {
-		e.Lines = []string{string(bytes.TrimSpace(out))}
+		e.Lines = []string{text}
 	}
 	return e
+}
+
+func hasGoFiles(dir string) bool {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	return len(names) > 0
 }

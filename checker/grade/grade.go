@@ -63,7 +63,7 @@ func Grade(ctx context.Context, target Target, opts Options) (Report, error) {
 	var be *BuildError
 	if errors.As(err, &be) {
 		rep.Build = be
-		msg := "not run: " + target.Dir() + " does not compile"
+		msg := "not run: " + target.Dir() + " " + be.Problem()
 		for _, in := range target.Case.Checks {
 			rep.Results = append(rep.Results, check.Result{ID: in.ID, Name: in.Name, Status: check.Fail, Message: msg})
 		}

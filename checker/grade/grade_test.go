@@ -167,7 +167,20 @@ func TestWrongSignatureIsExplained(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, rep.Build)
 	assert.True(t, rep.Build.Shape)
-	assert.Contains(t, strings.Join(rep.Build.Lines, "\n"), "New does not have the signature the case expects")
+	assert.Equal(t, "does not fit the checker", rep.Build.Problem())
+	lines := strings.Join(rep.Build.Lines, "\n")
+	assert.Contains(t, lines, "New must be: func New(db *catalog.DB) *Shop")
+	assert.Contains(t, lines, "    is:      func New() *Shop")
+	assert.NotContains(t, lines, "suite.Bind", "the checker's generics are not the student's business")
+}
+
+func TestMissingCaseSaysHowToStartAgain(t *testing.T) {
+	t.Parallel()
+	rep, err := Grade(context.Background(), fixture("nothere"), Options{Root: root(t)})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Build)
+	assert.True(t, rep.Build.Missing)
+	assert.Equal(t, []string{"checker/grade/testdata/case01/nothere has no Go files. To start the case again: go run ./shop reset 1"}, rep.Build.Lines)
 }
 
 func TestABrokenCaseDoesNotStopAnother(t *testing.T) {
