@@ -58,7 +58,7 @@ func caseArg(s string) (check.Case, error) {
 	}
 	c, ok := checker.Find(n)
 	if !ok {
-		return check.Case{}, usagef("there is no case %d (the cases are 1 to %d)", n, len(checker.Cases()))
+		return check.Case{}, usagef("there is no case %d (the lab has cases 1 to %d)", n, len(checker.Cases()))
 	}
 	return c, nil
 }

@@ -58,6 +58,7 @@ commands:
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
   watch [N]              check again each time you save; move on when it passes
+      --stay             ... but stay on case N (for the exercises)
   hint N                 one more hint each time you ask (--all: every hint)
   diff N                 your case against the reference solution
   reset N                put case N back as shipped (your files are kept in .lab-backup/)

@@ -24,6 +24,7 @@ const pollEvery = 400 * time.Millisecond
 
 func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	stay := fs.Bool("stay", false, "stay on the case after it passes (for the exercises)")
 	rest, err := parse(fs, args, false)
 	if err != nil {
 		return err
@@ -56,8 +57,13 @@ func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			start++
 		}
 	}
+	if *stay {
+		cases = cases[start : start+1]
+		start = 0
+	}
 	w := watcher{
 		out:   stdout,
+		stay:  *stay,
 		cases: cases,
 		clear: isTerminal(stdout),
 		grade: func(ctx context.Context, c check.Case) (grade.Report, error) {
@@ -98,6 +104,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // on to the next case when one passes.
 type watcher struct {
 	out      io.Writer
+	stay     bool // keep checking the one case after it passes
 	cases    []check.Case
 	clear    bool
 	grade    func(context.Context, check.Case) (grade.Report, error)
@@ -124,7 +131,7 @@ func (w watcher) run(ctx context.Context, i int) error {
 			return err
 		}
 		printReport(w.out, rep, false)
-		if rep.Passed() {
+		if rep.Passed() && !w.stay {
 			green.Fprintf(w.out, "\nCase %d solved.", c.Number)
 			if i+1 < len(w.cases) {
 				fmt.Fprintf(w.out, " On to case %d: read %s.\n", w.cases[i+1].Number, w.cases[i+1].Chapter)

@@ -278,3 +278,23 @@ func TestStoryFlagMistakeIsAUsageError(t *testing.T) {
 	err = w.Play(context.Background(), []string{"--visitors", "0"}, io.Discard, time.Minute)
 	require.ErrorAs(t, err, &ue)
 }
+
+// TestSequentialQueriesAreToldApart gives the missing second look its own
+// diagnosis: the lock works, the waiters query again one after another.
+func TestSequentialQueriesAreToldApart(t *testing.T) {
+	t.Parallel()
+	c, _ := checker.Find(1)
+	rep, err := Grade(context.Background(), Target{Case: c, Pkg: check.Module + "/checker/library/case01/wrong/nosecondlook"},
+		Options{Root: root(t), Repeat: 1})
+	require.NoError(t, err)
+	once := rep.Results[1]
+	require.Equal(t, "once", once.ID)
+	assert.Equal(t, "ran 50", once.Figure)
+	assert.Contains(t, once.Message, "one after another")
+
+	shipped, err := Grade(context.Background(), Student(c), Options{Root: root(t), Repeat: 1})
+	require.NoError(t, err)
+	if shipped.Results[1].Figure == "ran 50" { // cases/case01 as shipped
+		assert.NotContains(t, shipped.Results[1].Message, "one after another", "the stampede queries side by side")
+	}
+}

@@ -89,11 +89,16 @@ func (r *Recorder) Draw(w io.Writer, width, maxLanes int) {
 	}
 	col := func(d time.Duration) int { return min(int(d/step), width-1) }
 
-	// The database lane: how many queries run in each column.
+	// The database lane: how many queries run at the middle of each
+	// column. Counting at one instant, not over the column, keeps two
+	// queries that follow each other from looking like two at once.
 	busy := make([]int, width)
 	mark := func(start time.Duration) {
-		for c := col(start); c <= col(start+r.cost-1); c++ {
-			busy[c]++
+		for c := range busy {
+			mid := time.Duration(c)*step + step/2
+			if start <= mid && mid < start+r.cost {
+				busy[c]++
+			}
 		}
 	}
 	for _, l := range r.lanes {
@@ -137,7 +142,7 @@ func (r *Recorder) Draw(w io.Writer, width, maxLanes int) {
 		}
 		fmt.Fprintf(w, "  %-11s %s\n", fmt.Sprintf("visitor %d", i+1), l.draw(width, col, r.cost))
 	}
-	fmt.Fprintf(w, "\n  = querying the database   . waiting   | answered   (digits: queries at once; + is ten or more)\n")
+	fmt.Fprintf(w, "\n  = querying the database   . waiting   | answered   (digits: queries running at that moment; + is ten or more)\n")
 	fmt.Fprintf(w, "  %d visitors: %d ran a query of their own, %d only waited\n", n, queried, waited)
 }
 

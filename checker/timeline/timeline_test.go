@@ -45,3 +45,17 @@ func TestDrawSamplesManyVisitors(t *testing.T) {
 	assert.Contains(t, out.String(), "visitor 50 ")
 	assert.Contains(t, out.String(), "...")
 }
+
+func TestQueriesOneAfterAnotherAreNotCountedAsTwo(t *testing.T) {
+	t0 := time.Now()
+	r := New(t0, 100*time.Millisecond)
+	ctx := r.Arrive(context.Background(), 0, t0)
+	for k := range 7 {
+		r.Query(ctx, t0.Add(time.Duration(k)*100*time.Millisecond))
+	}
+	r.Answer(0, t0.Add(700*time.Millisecond))
+	var out bytes.Buffer
+	r.Draw(&out, 60, 12)
+	db := strings.Split(out.String(), "\n")[1]
+	assert.NotContains(t, db, "2", "a query that starts as another ends is not two at once: %q", db)
+}
