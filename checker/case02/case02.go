@@ -4,6 +4,7 @@ package case02
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,15 +69,14 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 // 0.2 s of real time.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.New) error {
 	fs := flag.NewFlagSet("run 2", flag.ContinueOnError)
-	fs.SetOutput(w)
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors want the bestsellers at 09:00")
 	late := fs.Int("new", 10, "how many visitors want the new releases, once the bestseller query has begun")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
-	if err := fs.Parse(args); err != nil {
+	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *visitors < 1 || *late < 1 {
-		return fmt.Errorf("run 2: --visitors and --new must be at least 1")
+	if err := errors.Join(harness.Positive("visitors", *visitors), harness.Positive("new", *late)); err != nil {
+		return err
 	}
 
 	began := time.Now()

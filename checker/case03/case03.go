@@ -71,14 +71,13 @@ const DefaultVisitors = 10
 // the visitors arrive at once; each query takes 0.2 s of real time.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.New) error {
 	fs := flag.NewFlagSet("run 3", flag.ContinueOnError)
-	fs.SetOutput(w)
 	visitors := fs.Int("visitors", DefaultVisitors, "how many visitors arrive at 09:00")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
-	if err := fs.Parse(args); err != nil {
+	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *visitors < 1 {
-		return fmt.Errorf("run 3: --visitors must be at least 1")
+	if err := harness.Positive("visitors", *visitors); err != nil {
+		return err
 	}
 
 	began := time.Now()
