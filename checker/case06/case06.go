@@ -1,0 +1,82 @@
+// Package case06 is case 6 of the lab, a fleet of shops and the Redis lock:
+// its story for `shop run 6` and its checks for `shop check 6`.
+//
+// The shops talk to Redis through the real go-redis client. By default the
+// server is an embedded miniredis, reached over in-memory connections, so
+// that every goroutine of the process parks when the fleet is idle and the
+// checker can tell a settled fleet from a busy one without a clock; the
+// checker moves Redis's clock (FastForward) and the shops' clock by hand.
+// With REDIS_URL set, the same scenes run on a real Redis or Valkey server,
+// each in a namespace of its own, with Redis's time real.
+package case06
+
+import (
+	"context"
+	"io"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Case describes case 6.
+var Case = check.Case{
+	Number:  6,
+	Title:   "A fleet of shops and the Redis lock",
+	Chapter: "docs/06-fleet-redis-lock.md",
+	Summary: "Six shop instances each coalesce their own visitors, and the database still gets six queries: share a lock in Redis.",
+	Checks: []check.Info{
+		{ID: "fleet-once", Name: "a burst on every instance makes one source read for the whole fleet",
+			Catches: "in-process single-flight alone (one read per instance), losers that read anyway, and a holder that takes the lock without looking in Redis again"},
+		{ID: "per-instance", Name: "each instance makes at most one lock attempt per burst, not one per visitor",
+			Catches: "a lock taken by every visitor instead of by each instance's one flight"},
+		{ID: "losers-wait", Name: "instances that lose the lock do not read the source: they wait for the fill",
+			Catches: "losers that query anyway, which makes the lock decorative, and losers that give up at once"},
+		{ID: "lock-expires", Name: "a holder that dies mid-rebuild blocks the fleet only until its lock expires; then another instance rebuilds",
+			Catches: "a lock with no time to live (SETNX, or SET NX without PX)"},
+		{ID: "holder-only", Name: "the lock is released only by its holder: a holder whose lock expired leaves the new holder's lock alone",
+			Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"},
+		{ID: "budget", Name: "a loser that waits past its budget gets a typed \"try again\" error, not a hang and not a source read",
+			Catches: "a poll with no bound, and a loser that gives up with an untyped error"},
+		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
+			Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"},
+		{ID: "race", Name: "no data race", Race: true,
+			Catches: "an instance's in-process cache or flight table read and written without a lock"},
+	},
+	Hints: []string{
+		"Count the queries: each instance's single-flight lets one flight per instance through, so six instances make six reads. What do the six flights share that could pick one of them?",
+		"Redis is shared by the whole fleet. SET key value NX succeeds for exactly one caller: make that the regeneration lock, taken inside the instance's flight (not by each visitor), with PX so that it expires if its holder dies.",
+		"The instances that lose the lock must not query. Let them poll Redis for the holder's fill, every 50 ms or so with some jitter, sleeping on the clock New is given; past a budget (a second), return a *TryAgain.",
+		"Releasing is where locks go wrong: your lock may have expired and been taken by another instance while you rebuilt. Store a random token (crypto/rand) as the lock's value and release with a Lua script that deletes the key only if it still holds your token, in one step. And once you hold the lock, look in Redis again before you query.",
+		"Compare with solutions/case06/shop.go, and read the chapter on why this lock saves work but does not make anything correct.",
+	},
+}
+
+// Bind binds case 6 to an implementation's constructor.
+func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
+	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return newShop(db, rdb, clk) }
+	checks := map[string]func(*harness.H, NewShop) check.Verdict{
+		"fleet-once":   FleetOnce,
+		"per-instance": PerInstance,
+		"losers-wait":  LosersWait,
+		"lock-expires": LockExpires,
+		"holder-only":  HolderOnly,
+		"budget":       BudgetError,
+		"ttl":          EveryKeyExpires,
+		"race":         Busy,
+	}
+	bound := harness.Bound{
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			return Scenario(ctx, w, args, mk)
+		},
+		Checks: map[string]func(*harness.H) check.Verdict{},
+	}
+	for id, fn := range checks {
+		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
+	}
+	return bound
+}

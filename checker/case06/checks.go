@@ -1,0 +1,569 @@
+package case06
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+)
+
+// The scenes' sizes and bounds.
+const (
+	instances   = 4  // shop instances in a burst
+	perInstance = 25 // visitors of each instance in a burst
+	// patience is how far the checker moves the shops' clock for a wait
+	// that should end by itself.
+	patience = 30 * time.Second
+	// maxBudget is the longest a loser may wait for a fill before it
+	// answers "try again".
+	maxBudget = 10 * time.Second
+	// maxLockTTL is the longest lock the checker accepts: a holder that
+	// dies blocks the shelf for that long, for a rebuild of 0.2 s.
+	maxLockTTL = 10 * time.Second
+)
+
+// FleetOnce checks that a burst on every instance makes one source read,
+// and that an instance whose lock attempt lands just after the holder's
+// release does not read again. It catches the in-process single-flight
+// alone (one read per instance), losers that read anyway, and a holder
+// that does not look in Redis again once it has the lock.
+func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
+	g, gate := holdEvery()
+	f, err := newFleet(h, newShop, instances, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	crowd := f.Burst(perInstance)
+	if err := crowd.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	gate.Open()
+	err = f.Drive(crowd.Done, patience)
+	reads := f.Reads()
+	figure := fmt.Sprintf("%d read(s) for %d instances x %d visitors", reads, instances, perInstance)
+	if !f.world.embedded() {
+		figure += ", on " + f.world.Describe(h.Context())
+	}
+	if err != nil {
+		return waitVerdict(err, "the burst's visitors were")
+	}
+	if p := crowd.Panicked(); p != "" {
+		return check.Failed(figure, "a visitor's call panicked: "+p)
+	}
+	if reads > 1 {
+		return check.Failed(figure, fmt.Sprintf("each instance coalesced its own visitors, yet the fleet read the source %d times: "+
+			"the instances must share one lock in Redis, so that one of them rebuilds and the others wait for its fill", reads))
+	}
+	if v := shelves.AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed(figure, v.Message)
+	}
+	if reads == 0 {
+		return check.Failed(figure, "the list must come from the database, once")
+	}
+	if v := lateAttempt(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed(figure)
+}
+
+// lateAttempt is the second scene of FleetOnce: shop-2 misses while
+// shop-1 holds the lock, and its lock attempt is held until shop-1 has
+// filled the shelf and released the lock. Shop-2 then wins the lock, and
+// must find the fill instead of reading again.
+func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
+	g, gts := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	a := f.Visit(0, 1)
+	if err := a.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		return v
+	}
+	hold := f.taps[1].Hold(attemptOn(names(locks)))
+	defer hold.Release()
+	b := f.Visit(1, 1)
+	if err := b.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	gts[0].Open()
+	if err := f.Drive(a.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was")
+	}
+	reached := hold.Reached()
+	hold.Release()
+	if err := f.Drive(b.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was")
+	}
+	reads := f.Reads()
+	figure := fmt.Sprintf("%d reads with a late lock attempt", reads)
+	if p := b.Panicked(); p != "" {
+		return check.Failed(figure, "a visitor's call panicked: "+p)
+	}
+	if reads > 1 && reached {
+		return check.Failed(figure, "shop-2 missed while shop-1 rebuilt, and its lock attempt came just after shop-1 "+
+			"had filled the shelf and released the lock: shop-2 won the lock and read the source again. "+
+			"Once you hold the lock, look in Redis again before reading the source")
+	}
+	if reads > 1 {
+		return check.Failed(figure, "shop-2 read the source although shop-1 had just filled the shelf")
+	}
+	return shelves.AllGot(b.Outcomes(), catalog.Books(catalog.Bestsellers))
+}
+
+// PerInstance checks that each instance makes at most one lock attempt in
+// a burst: the in-process single-flight stays in front of the lock. It
+// catches a lock taken by every visitor instead of by each instance.
+func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
+	g, _ := holdEvery()
+	f, err := newFleet(h, newShop, instances, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	crowd := f.Burst(perInstance)
+	defer f.Finish(crowd)
+	if err := crowd.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "the holder's")
+	if !v.Pass {
+		return v
+	}
+	counts := make([]string, len(f.taps))
+	worst, who, example := 0, 0, ""
+	for i, t := range f.taps {
+		n := 0
+		for _, c := range t.Log() {
+			if c.attempt(names(locks)) {
+				n++
+				if example == "" {
+					example = c.String()
+				}
+			}
+		}
+		counts[i] = fmt.Sprint(n)
+		if n > worst {
+			worst, who = n, i
+		}
+	}
+	figure := "lock attempts per instance: " + strings.Join(counts, ", ")
+	if worst > 1 {
+		return check.Failed(figure, fmt.Sprintf("shop-%d sent %d lock attempts (such as %q) for its %d visitors: "+
+			"each visitor went for the lock itself. Keep the in-process single-flight in front of the lock, "+
+			"so that an instance's one flight takes it for all its visitors", who+1, worst, example, perInstance))
+	}
+	return check.Passed(figure)
+}
+
+// LosersWait checks that instances that lose the lock do not read the
+// source, and that their visitors are served by the holder's fill. It
+// catches losers that read anyway and losers that give up at once.
+func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
+	g, gate := holdEvery()
+	f, err := newFleet(h, newShop, instances, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	first := f.Visit(0, 1)
+	if err := first.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	if f.Reads() == 0 {
+		return check.Failed("", "shop-1's visitor never reached the database: "+strings.Join(f.places(), "; "))
+	}
+	if _, v := lockKeys(f, "shop-1's"); !v.Pass {
+		return v
+	}
+	var losers []*harness.Crowd[[]string]
+	for i := 1; i < instances; i++ {
+		losers = append(losers, f.Visit(i, 10))
+	}
+	for _, c := range losers {
+		if err := c.Still(); err != nil {
+			return stuckVerdict(err)
+		}
+	}
+	reads := f.Reads()
+	gate.Open()
+	err = f.Drive(func() bool { return first.Done() && allDone(losers) }, patience)
+	figure := fmt.Sprintf("%d read(s) while shop-1 held the lock", reads)
+	if reads > 1 {
+		return check.Failed(figure, fmt.Sprintf("%d instances lost the lock and still read the source: a loser waits "+
+			"for the holder's fill (polling Redis, within a budget) or serves the previous value, it never queries", reads-1))
+	}
+	if err != nil {
+		return waitVerdict(err, "the losers' visitors were")
+	}
+	var outs []harness.Outcome[[]string]
+	for _, c := range losers {
+		outs = append(outs, c.Outcomes()...)
+	}
+	if v := shelves.AllGot(outs, catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed(figure, "a visitor of a losing instance should get the holder's fill: "+v.Message)
+	}
+	return check.Passed(fmt.Sprintf("%s; its fill served %d waiting visitors", figure, len(outs)))
+}
+
+// LockExpires checks that a holder that dies mid-rebuild leaves a lock that
+// expires, and that another instance rebuilds once it has. It catches a
+// lock with no time to live.
+func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
+	g, _ := holdNth(1) // shop-1's query never returns: its holder has died
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	dead := f.Visit(0, 1)
+	defer f.Finish(dead)
+	if err := dead.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		return v
+	}
+	var longest time.Duration
+	for _, k := range locks {
+		if k.forever {
+			return check.Failed(k.String(), fmt.Sprintf("the lock %s has no time to live: when its holder dies mid-rebuild, "+
+				"no instance can ever rebuild the shelf again. Take it with SET ... NX PX, in one command", k.name))
+		}
+		longest = max(longest, k.ttl)
+	}
+	if longest > maxLockTTL {
+		return check.Failed(fmt.Sprintf("lock for %v", longest), fmt.Sprintf("a holder that dies blocks the shelf for the "+
+			"lock's whole time to live; for a rebuild of %v keep it within %v", catalog.QueryCost, maxLockTTL))
+	}
+	if err := f.world.Expire(h.Context(), locks); err != nil {
+		return worldVerdict(err)
+	}
+	next := f.Visit(1, 1)
+	err = f.Drive(next.Done, patience)
+	reads := f.Reads()
+	figure := fmt.Sprintf("lock for %v; %d reads", longest, reads)
+	if err != nil {
+		return waitVerdict(err, "after the lock had expired, shop-2's visitor was")
+	}
+	o := next.Outcomes()[0]
+	switch {
+	case o.Panic != "":
+		return check.Failed(figure, "a visitor's call panicked: "+o.Panic)
+	case o.Err != nil:
+		return check.Failed(figure, fmt.Sprintf("shop-1 died holding the lock; once it had expired, shop-2's visitor got "+
+			"an error (%v) instead of shop-2 taking the lock and rebuilding", o.Err))
+	case reads != 2:
+		return check.Failed(figure, "once the dead holder's lock had expired, the next instance should rebuild: one more read")
+	}
+	if v := shelves.AllGot(next.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed(figure, v.Message)
+	}
+	return check.Passed(fmt.Sprintf("shop-1 died holding a lock for %v; after it, shop-2 rebuilt", longest))
+}
+
+// HolderOnly checks that a holder whose lock expired and was taken over
+// leaves the new holder's lock alone. The takeover is staged before each
+// command the holder sends after its query, one world per command, so
+// that a release in two steps (read the token, then delete) is caught
+// between them. It catches a release by plain DEL, a check-then-delete
+// that is not atomic, and a token that is the same for every instance.
+func HolderOnly(h *harness.H, newShop NewShop) check.Verdict {
+	const most = 12
+	for k := 1; k <= most; k++ {
+		v, more := takeover(h, newShop, k)
+		if !v.Pass || !more {
+			return v
+		}
+	}
+	return check.Passed(fmt.Sprintf("shop-1's lock taken over before each of its first %d commands", most))
+}
+
+// takeover stages one takeover before shop-1's k-th command after its
+// query returns. It reports false once shop-1 sends fewer commands.
+func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+	ctx := h.Context()
+	g, gts := holdNth(1, 2)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err), false
+	}
+	defer f.Close()
+	a := f.Visit(0, 1)
+	if err := a.Still(); err != nil {
+		return stuckVerdict(err), false
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		return v, false
+	}
+	since := len(f.taps[0].Log())
+	hold := f.taps[0].Hold(nth(k))
+	defer hold.Release()
+	gts[0].Open()
+	if err := f.Drive(func() bool { return hold.Reached() || a.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was"), false
+	}
+	if !hold.Reached() {
+		return check.Passed(fmt.Sprintf("shop-1's lock taken over before each of its %d commands after its query", k-1)), false
+	}
+
+	// Shop-1's lock expires, the shelf's copy in Redis is invalidated, and
+	// shop-2 misses and takes the lock.
+	if err := f.world.DeleteAll(ctx); err != nil {
+		return worldVerdict(err), false
+	}
+	b := f.Visit(1, 1)
+	if err := b.Still(); err != nil {
+		return stuckVerdict(err), false
+	}
+	owned := map[string]string{}
+	for _, l := range locks {
+		val, ok, err := f.world.Get(ctx, l.name)
+		if err != nil {
+			return worldVerdict(err), false
+		}
+		if ok {
+			owned[l.name] = val
+		}
+	}
+	if len(owned) == 0 { // shop-2 did not take it: another instance does
+		owned[locks[0].name] = "another-instance-" + rand8()
+		if err := f.world.Set(ctx, locks[0].name, owned[locks[0].name], 2*time.Second); err != nil {
+			return worldVerdict(err), false
+		}
+	}
+
+	hold.Release()
+	if err := f.Drive(a.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was"), false
+	}
+	figure := fmt.Sprintf("taken over before shop-1's command %d", k)
+	if p := a.Panicked(); p != "" {
+		return check.Failed(figure, "a visitor's call panicked: "+p), false
+	}
+	var sent []string
+	for _, c := range f.taps[0].Log()[since:] {
+		if len(c.keys) > 0 {
+			sent = append(sent, shorten(c.String()))
+		}
+	}
+	for name, want := range owned {
+		got, ok, err := f.world.Get(ctx, name)
+		if err != nil {
+			return worldVerdict(err), false
+		}
+		if got == want {
+			continue
+		}
+		what := "deleted"
+		if ok {
+			what = "overwrote"
+		}
+		return check.Failed(figure, fmt.Sprintf("shop-1's lock expired while it rebuilt and shop-2 took %s; then shop-1 %s "+
+			"shop-2's lock. Shop-1 sent, after its query: %s. Release with one atomic compare-and-delete of your own random "+
+			"token (a Lua script), never a plain DEL", name, what, strings.Join(sent, " | "))), false
+	}
+	gts[1].Open()
+	f.Finish(a, b)
+	return check.Passed(figure), true
+}
+
+// BudgetError checks that a loser who waits past its budget gets a typed
+// "try again" error, without reading the source. It catches a poll with no
+// bound.
+func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
+	g, _ := holdNth(1) // shop-1 holds the lock and never finishes
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	holder := f.Visit(0, 1)
+	defer f.Finish(holder)
+	if err := holder.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		return v
+	}
+	f.keep = locks // shop-1 is slow, not dead: its lock stays
+	loser := f.Visit(1, 1)
+	if err := loser.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	start := f.clock.Now()
+	err = f.Drive(loser.Done, maxBudget)
+	waited := f.clock.Now().Sub(start)
+	if reads := f.Reads(); reads > 1 {
+		return check.Failed(fmt.Sprintf("%d reads", reads), "shop-2's visitor read the source while shop-1 held the lock: "+
+			"past its budget, a loser answers \"try again\", it does not query")
+	}
+	if errors.Is(err, errNoBound) {
+		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never finished, "+
+			"and shop-2's visitor was still waiting for the fill after %v of the shops' clock: give the wait a budget "+
+			"(a second or so), and past it return a *TryAgain", maxBudget))
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	o := loser.Outcomes()[0]
+	figure := fmt.Sprintf("gave up after %v", waited.Round(time.Millisecond))
+	var later interface{ RetryAfter() time.Duration }
+	switch {
+	case o.Panic != "":
+		return check.Failed(figure, "a visitor's call panicked: "+o.Panic)
+	case o.Err == nil:
+		return check.Failed(figure, fmt.Sprintf("shop-2's visitor got %q, though the shelf was never filled", o.Value))
+	case !errors.As(o.Err, &later):
+		return check.Failed(figure, fmt.Sprintf("shop-2's visitor got the error %q: a loser past its budget returns a "+
+			"*TryAgain, which says when to try again (its RetryAfter method)", o.Err))
+	case later.RetryAfter() <= 0:
+		return check.Failed(figure, fmt.Sprintf("the *TryAgain says to try again in %v: say when", later.RetryAfter()))
+	}
+	return check.Passed(fmt.Sprintf("%s: %v", figure, o.Err))
+}
+
+// EveryKeyExpires checks that every key the fleet writes to Redis has a
+// time to live, both while the rebuild runs and after it. It catches a lock
+// with no expiry, and a key written first and given its expiry in a second
+// command.
+func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
+	ctx := h.Context()
+	g, gate := holdEvery()
+	f, err := newFleet(h, newShop, 3, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	crowd := f.Burst(5)
+	if err := crowd.Still(); err != nil {
+		return stuckVerdict(err)
+	}
+	during, err := f.world.Keys(ctx)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	gate.Open()
+	if err := f.Drive(crowd.Done, patience); err != nil {
+		return waitVerdict(err, "the visitors were")
+	}
+	after, err := f.world.Keys(ctx)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	seen := map[string]bool{}
+	var figure []string
+	for _, k := range append(during, after...) {
+		if k.forever {
+			return check.Failed(k.String(), fmt.Sprintf("%s has no time to live: a key that never expires outlives "+
+				"whoever wrote it, and a lock that never expires blocks the fleet for good", k.name))
+		}
+		if !seen[k.name] {
+			seen[k.name] = true
+			figure = append(figure, k.String())
+		}
+	}
+	for i, t := range f.taps {
+		for _, c := range t.Log() {
+			if why := c.untimed(); why != "" {
+				return check.Failed(shorten(c.String()), fmt.Sprintf("shop-%d sent %q: %s, and if the instance dies "+
+					"before it sets one, never will. Write the key and its time to live in one command (SET ... PX)",
+					i+1, shorten(c.String()), why))
+			}
+		}
+	}
+	if len(figure) == 0 {
+		return check.Failed("no keys", "the fleet wrote nothing to Redis: the shelf should be shared there")
+	}
+	return check.Passed(strings.Join(figure, ", "))
+}
+
+// Busy runs visitors of three shelves on three instances, cold and then
+// warm, so that the race detector sees every access to the shops' state.
+func Busy(h *harness.H, newShop NewShop) check.Verdict {
+	list := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
+	for round := range 2 {
+		f, err := newFleet(h, newShop, 3, holdNone())
+		if err != nil {
+			return worldVerdict(err)
+		}
+		for wave := range 2 { // the first wave misses, the second hits
+			crowd := harness.Visit(h, 45, func(ctx context.Context, i int) ([]string, error) {
+				return f.shops[i%3].Top(ctx, list[(i/3+round+wave)%3])
+			})
+			if err := f.Drive(crowd.Done, patience); err != nil {
+				f.Close()
+				return waitVerdict(err, "the visitors were")
+			}
+			if p := crowd.Panicked(); p != "" {
+				f.Close()
+				return check.Failed("", "a visitor's call panicked: "+p)
+			}
+		}
+		f.Close()
+	}
+	return check.Passed("")
+}
+
+// lockKeys returns the keys in Redis while a holder's query is held: in a
+// cold fleet, those are its lock. No key means no lock.
+func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
+	keys, err := f.world.Keys(f.h.Context())
+	if err != nil {
+		return nil, worldVerdict(err)
+	}
+	if len(keys) == 0 {
+		return nil, check.Failed("no lock", fmt.Sprintf("while %s query ran, Redis held no key: there is no lock for the "+
+			"other instances to find. Take SET lock:<shelf> <token> NX PX <ms> before reading the source", whose))
+	}
+	return keys, check.Passed("")
+}
+
+func names(keys []key) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.name
+	}
+	return out
+}
+
+func allDone(crowds []*harness.Crowd[[]string]) bool {
+	for _, c := range crowds {
+		if !c.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// waitVerdict fails a check whose visitors did not finish.
+func waitVerdict(err error, who string) check.Verdict {
+	if errors.Is(err, errNoBound) {
+		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
+	}
+	return stuckVerdict(err)
+}
+
+// shorten cuts a long command (a script's text) for a message.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 90 {
+		return s[:87] + "..."
+	}
+	return s
+}
