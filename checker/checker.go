@@ -9,7 +9,7 @@ import (
 	"stampede/checker/case03"
 	// import-case04
 	// import-case05
-	// import-case06
+	"stampede/checker/case06"
 	// import-case07
 	"stampede/checker/check"
 )
@@ -22,7 +22,7 @@ func Cases() []check.Case {
 		case03.Case,
 		// case04
 		// case05
-		// case06
+		case06.Case,
 		// case07
 	}
 }
