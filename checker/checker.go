@@ -7,8 +7,8 @@ import (
 	"stampede/checker/case01"
 	"stampede/checker/case02"
 	"stampede/checker/case03"
-	// import-case04
-	// import-case05
+	"stampede/checker/case04"
+	"stampede/checker/case05"
 	"stampede/checker/case06"
 	// import-case07
 	"stampede/checker/check"
@@ -20,8 +20,8 @@ func Cases() []check.Case {
 		case01.Case,
 		case02.Case,
 		case03.Case,
-		// case04
-		// case05
+		case04.Case,
+		case05.Case,
 		case06.Case,
 		// case07
 	}

@@ -1,0 +1,260 @@
+package case04
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/checker/stack"
+	"stampede/shop/catalog"
+)
+
+// Hitters is how many visitors read a filled shelf at once.
+const Hitters = 16
+
+// allShelves are the shop's shelves, in the order the checks fill them.
+var allShelves = []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
+
+// top returns a visit that asks the shop for a shelf.
+func top(s shelves.Shop, shelf string) func(context.Context, int) ([]string, error) {
+	return func(ctx context.Context, _ int) ([]string, error) { return s.Top(ctx, shelf) }
+}
+
+// fill sends one visitor for the shelf and waits for the list, so that
+// the shelf is in the cache.
+func fill(h *harness.H, shop shelves.Shop, shelf string) check.Verdict {
+	crowd := harness.Visit(h, 1, top(shop, shelf))
+	if err := crowd.Wait(); err != nil {
+		return shelves.Stuck(err)
+	}
+	return shelves.AllGot(crowd.Outcomes(), catalog.Books(shelf))
+}
+
+// HitApart checks that hits on a filled shelf go on while another shelf's
+// slow query runs. It catches a fill that holds the cache's write lock
+// across the query: the hits, even on the read side, queue behind it.
+func HitApart(h *harness.H, newShop shelves.New) check.Verdict {
+	gate := harness.NewGate()
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.NewReleases)))
+	shop := newShop(db)
+	defer gate.Open()
+	if v := fill(h, shop, catalog.Bestsellers); !v.Pass {
+		return check.Failed("", "filling the bestseller shelf first: "+v.Message)
+	}
+
+	slow := harness.Visit(h, 1, top(shop, catalog.NewReleases))
+	defer func() { gate.Open(); _ = slow.Wait() }()
+	if err := slow.Settle(); err != nil {
+		return shelves.Stuck(err)
+	}
+	if db.Queries(catalog.NewReleases) == 0 {
+		return check.Failed("", "the new-releases visitor never reached the database: "+slow.Where())
+	}
+
+	hits := harness.Visit(h, Hitters, top(shop, catalog.Bestsellers))
+	if err := hits.Settle(); err != nil {
+		return shelves.Stuck(err)
+	}
+	if !hits.Done() {
+		where := hits.Where()
+		gate.Open()
+		_ = hits.Wait()
+		return check.Failed("held", "the bestseller hits waited for the new-releases query: "+where)
+	}
+	if v := shelves.AllGot(hits.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return v
+	}
+	return check.Passed(fmt.Sprintf("%d hits served while the new-releases query ran", Hitters))
+}
+
+// HitsShared checks that a hit takes no exclusive lock, so that hits never
+// wait for each other. It catches the cache read under a plain sync.Mutex,
+// or under the write side of an RWMutex, and hits that go through the
+// shelf's fetch lock.
+//
+// No outcome shows it: a hit under a mutex returns the right list, only
+// later. So the checker plays the other hit itself. With every shelf
+// filled and the shop at rest, it holds each of the shop's locks the way a
+// hit that shares would (see held), and sends the hits. A hit that shares
+// goes through; a hit that wants a lock alone is caught waiting for it.
+// That settles it for every lock the checker can reach. For locks it
+// cannot reach, it then lets many hits run at once with the block profile
+// on: a hit recorded waiting in sync.Mutex.Lock or sync.RWMutex.Lock
+// waited behind another hit, as nothing else runs. That second part can
+// only find more; it never clears what the first found.
+func HitsShared(h *harness.H, newShop shelves.New) check.Verdict {
+	db := catalog.New(catalog.WithCost(0))
+	shop := newShop(db)
+	for _, shelf := range allShelves {
+		if v := fill(h, shop, shelf); !v.Pass {
+			return check.Failed("", "filling the shelves first: "+v.Message)
+		}
+	}
+	if err := h.Settled(func() bool { return true }); err != nil {
+		return shelves.Stuck(err)
+	}
+
+	locks := holdLocks(shop)
+	hits := harness.Visit(h, Hitters, top(shop, catalog.Bestsellers))
+	err := hits.Settle()
+	var where []string
+	if err == nil && !hits.Done() {
+		where = exclusiveWaits(h)
+	}
+	nheld := locks.count()
+	locks.releaseAll()
+	if werr := hits.Wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return shelves.Stuck(err)
+	}
+	if v := shelves.AllGot(hits.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return v
+	}
+	if len(where) > 0 {
+		return check.Failed("waited", fmt.Sprintf(
+			"the checker held the shop's %d lock(s) as a hit that shares would, and a hit waited for one alone: %s",
+			nheld, strings.Join(where, "; ")))
+	}
+
+	waits, err := hammer(h, shop)
+	if err != nil {
+		return shelves.Stuck(err)
+	}
+	if len(waits) > 0 {
+		return check.Failed("waited", "with only hits running, a hit waited for a lock alone: "+strings.Join(waits, "; "))
+	}
+	return check.Passed(fmt.Sprintf("%d hits at once", Hitters))
+}
+
+// exclusiveWaits says where visitors are parked in the student's code
+// asking for a lock alone.
+func exclusiveWaits(h *harness.H) []string {
+	var where []string
+	for _, g := range snapshot() {
+		if g.State != "sync.Mutex.Lock" && g.State != "sync.RWMutex.Lock" || !visitor(g) {
+			continue
+		}
+		if f, ok := g.In(h.Dir()); ok {
+			where = append(where, fmt.Sprintf("%s in %s", stack.Where(f, check.Module), g.State))
+		}
+	}
+	slices.Sort(where)
+	return slices.Compact(where)
+}
+
+// visitor reports whether g is a visitor of a crowd, not a goroutine of
+// the shop's own.
+func visitor(g stack.Goroutine) bool {
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool {
+		return strings.HasSuffix(f.File, "checker/harness/crowd.go")
+	})
+}
+
+// snapshot returns every goroutine's stack.
+func snapshot() []stack.Goroutine {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return stack.Parse(string(buf[:n]))
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// HammerRounds is how many hits each hitter makes while the block profile
+// is on.
+const HammerRounds = 4000
+
+// hammer lets Hitters visitors hit the bestseller shelf HammerRounds times
+// each with the block profile on, and returns where a hit was recorded
+// waiting for an exclusive lock.
+func hammer(h *harness.H, shop shelves.Shop) ([]string, error) {
+	var failed atomic.Int64
+	// Hits collide only when one is caught inside its lock: with a single
+	// processor that takes a preemption at the wrong instant, with several
+	// it happens all the time. So the hammer runs on at least four.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0))))
+	want := catalog.Books(catalog.Bestsellers)
+	runtime.SetBlockProfileRate(1)
+	crowd := harness.Visit(h, Hitters, func(ctx context.Context, _ int) ([]string, error) {
+		var books []string
+		for range HammerRounds {
+			b, err := shop.Top(ctx, catalog.Bestsellers)
+			if err != nil || !slices.Equal(b, want) {
+				failed.Add(1)
+			}
+			books = b
+		}
+		return books, nil
+	})
+	err := crowd.Wait()
+	runtime.SetBlockProfileRate(0)
+	if err != nil {
+		return nil, err
+	}
+	if p := crowd.Panicked(); p != "" {
+		return []string{"a hit panicked: " + p}, nil
+	}
+	if n := failed.Load(); n > 0 {
+		return []string{fmt.Sprintf("and %d hits did not get the list", n)}, nil
+	}
+	return blockedAlone(h.Dir()), nil
+}
+
+// blockedAlone reads the block profile for waits of the hammer's hitters
+// in sync.Mutex.Lock or sync.RWMutex.Lock, made from the package directory
+// dir.
+func blockedAlone(dir string) []string {
+	var recs []runtime.BlockProfileRecord
+	for n := 64; ; n *= 2 {
+		recs = make([]runtime.BlockProfileRecord, n)
+		if got, ok := runtime.BlockProfile(recs); ok {
+			recs = recs[:got]
+			break
+		}
+	}
+	var where []string
+	for _, r := range recs {
+		frames := runtime.CallersFrames(r.Stack())
+		lock, place, hitter := "", "", false
+		for {
+			f, more := frames.Next()
+			hitter = hitter || strings.HasPrefix(f.Function, hammerFunc)
+			switch f.Function {
+			case "sync.(*Mutex).Lock":
+				lock = "sync.Mutex.Lock"
+			case "sync.(*RWMutex).Lock":
+				lock = "sync.RWMutex.Lock"
+			}
+			if lock != "" && place == "" && inDir(f.File, dir) {
+				place = fmt.Sprintf("%s in %s (%d times)", stack.Where(stack.Frame{File: f.File, Line: f.Line}, check.Module), lock, r.Count)
+			}
+			if !more {
+				break
+			}
+		}
+		if place != "" && hitter {
+			where = append(where, place)
+		}
+	}
+	slices.Sort(where)
+	return where
+}
+
+// hammerFunc names hammer, whose closure every hitter runs.
+const hammerFunc = check.Module + "/checker/case04.hammer"
+
+// inDir reports whether file lies directly in the package directory dir.
+func inDir(file, dir string) bool {
+	i := strings.LastIndex(file, "/")
+	return i >= 0 && (file[:i] == dir || strings.HasSuffix(file[:i], "/"+dir))
+}

@@ -1,0 +1,16 @@
+package library
+
+var _ = register(4,
+	entry{dir: "shipped", fails: []string{"race"}},
+	entry{dir: "wrong/mutexhits", fails: []string{"hits-shared"}},
+	entry{dir: "wrong/fetchlockhits", fails: []string{"hits-shared"}},
+	entry{dir: "wrong/writelockquery", fails: []string{"hit-apart"}},
+	entry{dir: "wrong/upgrade", fails: []string{"served", "once", "hit-apart", "hits-shared", "race"}},
+	entry{dir: "wrong/nosingleflight", fails: []string{"once"}},
+	entry{dir: "wrong/secondlookunguarded", fails: []string{"race"}},
+	entry{dir: "right/perkey"},
+	entry{dir: "right/singleflight"},
+	entry{dir: "right/donechan"},
+	entry{dir: "right/syncmap"},
+	entry{dir: "right/snapshot"},
+)
