@@ -7,7 +7,8 @@
 //
 // Each shelf has its own lock now, and the table of locks is guarded. Yet
 // the visitors who waited for the lock still go to the database, one after
-// another, each as soon as it gets the lock. Make them the last to need it.
+// another, each as soon as it gets the lock. Make a visitor who waited use
+// the list that the visitor before it fetched, instead of querying again.
 // Keep New's signature and Top's; the checker calls them.
 package shipped
 
