@@ -57,11 +57,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	shop := newShop(db)
 	crowd := arrive(ctx, shop, rec, 0, *visitors)
 	crowd.wait(patience)
+	crowd.report(w, db, began)
 	time.Sleep(time.Until(began.Add(lateAt)))
+	before := db.Queries(catalog.Bestsellers)
 	late := arrive(ctx, shop, rec, *visitors, 1)
 	late.wait(lateWait)
-	crowd.report(w, db, began)
-	fmt.Fprintf(w, "  the visitor at 09:00:01.5:  %s\n", late.summary())
+	fmt.Fprintf(w, "  the visitor at 09:00:01.5:  %s\n", late.summary(db.Queries(catalog.Bestsellers)-before))
 	if *lanes {
 		fmt.Fprintln(w)
 		rec.Draw(w, 60, 12)
@@ -192,20 +193,32 @@ func (p *party) report(w io.Writer, db *catalog.DB, began time.Time) {
 	}
 }
 
-// summary says in a few words what a party of one got.
-func (p *party) summary() string {
+// queried says how many queries the late visitor's visit made.
+func queried(n int) string {
+	switch n {
+	case 0:
+		return ", without a query"
+	case 1:
+		return ", from a fresh query"
+	}
+	return fmt.Sprintf(", after %d queries", n)
+}
+
+// summary says in a few words what a party of one got, and how many
+// queries it took.
+func (p *party) summary(queries int) string {
 	listed, failed, panicked, waiting, _ := p.count()
 	switch {
+	case waiting > 0:
+		return fmt.Sprintf("still waiting after %.1f s", lateWait.Seconds())
 	case listed > 0:
-		return "got the list"
+		return "got the list" + queried(queries)
 	case failed > 0:
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return fmt.Sprintf("got an error: %v", p.got[0].err)
+		return fmt.Sprintf("got an error%s: %v", queried(queries), p.got[0].err)
 	case panicked > 0:
-		return "got a panic"
-	case waiting > 0:
-		return fmt.Sprintf("still waiting after %.1f s", lateWait.Seconds())
+		return "got a panic" + queried(queries)
 	}
-	return "got a wrong list"
+	return "got a wrong list" + queried(queries)
 }

@@ -3,7 +3,7 @@
 // that a waiter can select on its context; a query on a context without its
 // starter's cancellation, as DoChan's function runs on behalf of all; and a
 // recover inside the function, because DoChan re-panics a panic on a
-// goroutine nobody can recover when others wait on the channel.
+// goroutine nobody can recover.
 //
 // Verdict: passes every check.
 package singleflight

@@ -2,8 +2,8 @@
 // golang.org/x/sync/singleflight: DoChan, so that waiters can select on
 // their context, and a query on a context that outlives its starter. But
 // DoChan runs the function on a goroutine of its own, and when the function
-// panics while others wait on the channel, singleflight re-panics on a new
-// goroutine that nobody can recover, so as not to leave them waiting. One
+// panics there, singleflight re-panics on a new goroutine that nobody can
+// recover, rather than leave the callers waiting on their channels. One
 // panicking query stops the whole program.
 //
 // Verdict: fails "panic" (the program crashes).
