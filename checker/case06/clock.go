@@ -57,22 +57,31 @@ func (c *manual) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Next moves the clock to the earliest wake-up time and wakes everyone due
-// by then. It reports false when nobody sleeps on the clock.
+// tick is the clock's grain: Next wakes together the sleepers due within
+// one tick of the earliest, as a real clock's timers would, so that a
+// hundred jittered polls do not need a hundred moves of the clock.
+const tick = 10 * time.Millisecond
+
+// Next moves the clock to the earliest wake-up time, or up to one tick past
+// it, and wakes everyone due by then. It reports false when nobody sleeps
+// on the clock.
 func (c *manual) Next() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.sleepers) == 0 {
 		return false
 	}
-	next := c.sleepers[0].at
+	earliest := c.sleepers[0].at
 	for _, s := range c.sleepers {
-		if s.at.Before(next) {
-			next = s.at
+		if s.at.Before(earliest) {
+			earliest = s.at
 		}
 	}
-	if next.After(c.now) {
-		c.now = next
+	until := earliest.Add(tick)
+	for _, s := range c.sleepers {
+		if !s.at.After(until) && s.at.After(c.now) {
+			c.now = s.at
+		}
 	}
 	c.sleepers = slices.DeleteFunc(c.sleepers, func(s *sleeper) bool {
 		if s.at.After(c.now) {

@@ -42,31 +42,27 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) 
 		return errors.New("run 6: --instances and --visitors must be at least 1")
 	}
 
+	// In the two reference regimes every miss comes before the first fill,
+	// as in a real burst: the queries wait until every visitor (with no
+	// protection) or every instance's flight (in-process only) has missed.
+	all, flights := newBarrier(*n**visitors), newBarrier(*n)
 	regimes := []struct {
 		name string
 		make NewShop
+		hold catalog.Hook
 	}{
-		{"no protection", nil},
+		{"no protection", func(db *catalog.DB, rdb *redis.Client, _ clock.Clock) shelves.Shop {
+			return &bare{db: db, rdb: rdb, missed: all.arrive}
+		}, all.wait},
 		{"in-process only", func(db *catalog.DB, rdb *redis.Client, _ clock.Clock) shelves.Shop {
-			return &coalescing{bare: bare{db: db, rdb: rdb}}
-		}},
-		{"this code", newShop},
-	}
-	// With no protection, every visitor's miss must come before the first
-	// fill, as in a real burst: the queries wait until all have missed.
-	all := *n * *visitors
-	misses := newBarrier(all)
-	regimes[0].make = func(db *catalog.DB, rdb *redis.Client, _ clock.Clock) shelves.Shop {
-		return &bare{db: db, rdb: rdb, missed: misses.arrive}
+			return &coalescing{bare: bare{db: db, rdb: rdb, missed: flights.arrive}}
+		}, flights.wait},
+		{"this code", newShop, nil},
 	}
 	var server string
 	results := make([]burst, len(regimes))
 	for i, r := range regimes {
-		var hold catalog.Hook
-		if i == 0 {
-			hold = misses.wait
-		}
-		b, where, err := playBurst(ctx, *url, r.make, hold, *n, *visitors)
+		b, where, err := playBurst(ctx, *url, r.make, r.hold, *n, *visitors)
 		if err != nil {
 			return err
 		}
