@@ -10,7 +10,7 @@ import (
 	"stampede/checker/case04"
 	"stampede/checker/case05"
 	"stampede/checker/case06"
-	// import-case07
+	"stampede/checker/case07"
 	"stampede/checker/check"
 )
 
@@ -23,7 +23,7 @@ func Cases() []check.Case {
 		case04.Case,
 		case05.Case,
 		case06.Case,
-		// case07
+		case07.Case,
 	}
 }
 

@@ -1,0 +1,495 @@
+package case07
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// traffic is what the steady checks play: 50 reads a second on the
+// bestseller list for eight windows of a 30 s time to live, with a 1 s
+// query and beta 1.
+//
+// The numbers give XFetch a wide margin. With r reads a second and a
+// query of delta, the chance that no read has started a recompute by the
+// time only delta is left before expiry (too late to finish in time) is
+// about exp(-r*delta/e): here exp(-50/e), about 1e-8 per window. So any
+// correct implementation, whatever order it draws its random numbers in,
+// passes; and the recomputes it starts fall, on average, about
+// delta*ln(r*delta), 4 s, before expiry.
+var traffic = steady{
+	shop:  shopConfig{cost: time.Second, ttl: 30 * time.Second, beta: 1, seed: 7},
+	every: 20 * time.Millisecond,
+	span:  240 * time.Second,
+}
+
+// failed turns an error from a run into a failing verdict.
+func failed(err error) check.Verdict {
+	return check.Failed("", "the run could not finish: "+err.Error())
+}
+
+// playTraffic plays traffic on a new shop and returns what happened.
+func playTraffic(h *harness.H, newShop New) (history, []read, error) {
+	w := newWorld(h)
+	if err := w.play(newShop, traffic); err != nil {
+		return history{}, nil, err
+	}
+	qs, rs := w.snapshot()
+	return history{ttl: traffic.shop.ttl, qs: qs}, rs, nil
+}
+
+// history is the queries of one shop and shelf, in the order they started,
+// for questions about time.
+type history struct {
+	ttl time.Duration
+	qs  []query
+}
+
+// lastEnd returns the end of the latest query that had ended by t: when the
+// list a reader could be served at t was stored.
+func (hs history) lastEnd(t time.Time) (time.Time, bool) {
+	var last time.Time
+	found := false
+	for _, q := range hs.qs {
+		if !q.end.After(t) && (!found || q.end.After(last)) {
+			last, found = q.end, true
+		}
+	}
+	return last, found
+}
+
+// freshAt reports whether a list was stored and within its time to live at
+// t. At the very instant of expiry it is still counted fresh, so that
+// neither way of comparing times is penalised.
+func (hs history) freshAt(t time.Time) bool {
+	end, ok := hs.lastEnd(t)
+	return ok && !t.After(end.Add(hs.ttl))
+}
+
+// badRead describes the first read that failed or got a wrong list.
+func badRead(rs []read) string {
+	for i, r := range rs {
+		switch {
+		case r.err != nil:
+			return fmt.Sprintf("read %d got an error: %v", i+1, r.err)
+		case r.wrong != nil:
+			return fmt.Sprintf("read %d got %q, not the database's list", i+1, r.wrong)
+		}
+	}
+	return ""
+}
+
+// NoWait checks that once the list has been stored, no reader ever waits
+// for a recompute, and none is served a list past its time to live. A
+// reader that ran an early recompute itself, as the paper's own version of
+// XFetch does, is not waiting on a miss.
+func NoWait(h *harness.H, newShop New) check.Verdict {
+	hs, rs, err := playTraffic(h, newShop)
+	if err != nil {
+		return failed(err)
+	}
+	if len(hs.qs) == 0 {
+		return check.Failed("", "no read ever reached the database: the list must come from it")
+	}
+	if bad := badRead(rs); bad != "" {
+		return check.Failed("", bad)
+	}
+	ranEarly := map[int]bool{}
+	for _, q := range hs.qs {
+		if q.by >= 0 && hs.freshAt(q.start) {
+			ranEarly[q.by] = true
+		}
+	}
+	filled := hs.qs[0].end
+	var total, missed, blocked, stale int
+	var longest, staleBy time.Duration
+	for i, r := range rs {
+		if r.arrived.Before(filled) {
+			continue
+		}
+		total++
+		switch {
+		case r.waited() && !ranEarly[i]:
+			if hs.freshAt(r.arrived) {
+				blocked++
+			} else {
+				missed++
+			}
+			longest = max(longest, r.left.Sub(r.arrived))
+		case !r.waited():
+			if end, ok := hs.lastEnd(r.arrived); ok && r.arrived.Sub(end) > hs.ttl {
+				stale++
+				staleBy = max(staleBy, r.arrived.Sub(end)-hs.ttl)
+			}
+		}
+	}
+	figure := fmt.Sprintf("%d of %d reads waited", missed+blocked, total)
+	switch {
+	case missed > 0:
+		return check.Failed(figure, fmt.Sprintf("%d reads found the list expired and waited, the longest for %s: %s",
+			missed, secs(longest), lateStarts(hs)))
+	case blocked > 0:
+		return check.Failed(figure, fmt.Sprintf("%d reads waited, the longest for %s, while the list was still fresh: "+
+			"a reader must be served the list it finds while a recompute runs", blocked, secs(longest)))
+	case stale > 0:
+		return check.Failed(figure, fmt.Sprintf("%d reads were served the list after its %s time to live had run out, by up to %s: "+
+			"the list must be recomputed before it expires, not served stale", stale, secs(hs.ttl), secs(staleBy)))
+	}
+	return check.Passed(figure)
+}
+
+// lateStarts says why lists expired under their readers: no recompute had
+// started, or one had but too late to finish.
+func lateStarts(hs history) string {
+	none, late := 0, 0
+	var closest time.Duration = -1
+	for i, q := range hs.qs {
+		if i == 0 {
+			continue
+		}
+		end, ok := hs.lastEnd(q.start)
+		if !ok {
+			continue
+		}
+		left := end.Add(hs.ttl).Sub(q.start)
+		switch cost := q.end.Sub(q.start); {
+		case left <= 0:
+			none++
+		case left < cost:
+			late++
+			closest = max(closest, left)
+		}
+	}
+	switch {
+	case late > 0:
+		return fmt.Sprintf("%d recomputes started too late to finish before expiry (the earliest %s before it, for a %s query); "+
+			"is delta measured on the shop's clock, each time?", late, secs(closest), secs(traffic.shop.cost))
+	case none > 0:
+		return fmt.Sprintf("%d times the list expired with no recompute under way, and the readers of that moment waited for one", none)
+	}
+	return "the list expired before a recompute replaced it"
+}
+
+// PerWindow checks that the list is recomputed about once per time to
+// live: not much more (early recomputes piling up), and not less (a list
+// kept past its time to live).
+func PerWindow(h *harness.H, newShop New) check.Verdict {
+	hs, _, err := playTraffic(h, newShop)
+	if err != nil {
+		return failed(err)
+	}
+	windows := int(traffic.span / traffic.shop.ttl)
+	n := len(hs.qs)
+	figure := fmt.Sprintf("%d recomputes in %d windows of %s", n, windows, secs(traffic.shop.ttl))
+	// XFetch recomputes a few seconds before expiry, so a little more
+	// than once per window: about 10 here. Half as many again is far more
+	// than any correct rule makes.
+	switch {
+	case n > windows*3/2:
+		return check.Failed(figure, fmt.Sprintf("one recompute per window would be %d: early recomputes are starting far more often than needed%s",
+			windows, burstNote(hs)))
+	case n < windows*3/4:
+		return check.Failed(figure, fmt.Sprintf("one recompute per window would be %d: the list is being kept past its %s time to live",
+			windows, secs(traffic.shop.ttl)))
+	}
+	return check.Passed(figure)
+}
+
+// burstNote says whether the recomputes came many at a time.
+func burstNote(hs history) string {
+	if most := mostAtOnce(hs.qs); most > 1 {
+		return fmt.Sprintf(", up to %d at the same time", most)
+	}
+	return ""
+}
+
+// Late checks that recomputes start late in the time-to-live window: the
+// median start is in the second half of the window.
+func Late(h *harness.H, newShop New) check.Verdict {
+	hs, _, err := playTraffic(h, newShop)
+	if err != nil {
+		return failed(err)
+	}
+	var into []time.Duration // how far into its window each recompute started
+	for _, q := range hs.qs[min(1, len(hs.qs)):] {
+		if end, ok := hs.lastEnd(q.start); ok {
+			into = append(into, q.start.Sub(end))
+		}
+	}
+	if len(into) == 0 {
+		return check.Failed("no recompute", fmt.Sprintf("in %s of traffic the list was never recomputed after the first fill",
+			secs(traffic.span)))
+	}
+	slices.Sort(into)
+	median := into[len(into)/2]
+	figure := fmt.Sprintf("the median recompute started %s into the %s window", secs(median), secs(hs.ttl))
+	if median < hs.ttl/2 {
+		return check.Failed(figure, fmt.Sprintf("half the recomputes started within %s of the list being stored; "+
+			"XFetch's chance is exp(-(time left)/(delta*beta)), tiny until the last few deltas before expiry. "+
+			"Check the sign of the rule, and that u is never 0 (ln 0 is minus infinity)", secs(median)))
+	}
+	return check.Passed(figure)
+}
+
+// The probes of Delta and Beta: probes shops, each filled once with its own
+// database, and each read once at probeLeft before expiry. At time left g
+// one read recomputes with chance exp(-g/(delta*beta)), so the count of
+// recomputes among the probes measures the rule directly.
+const (
+	probes    = 200
+	probeLeft = 2 * time.Second
+)
+
+// probe returns how many of the probe reads start a recompute for shops
+// made with cfg. Every probe of a configuration draws from one source
+// seeded alike, so that a rule that ignores what changed between two
+// configurations gives the same count for both.
+func probe(h *harness.H, newShop New, cfg shopConfig) (int, error) {
+	w := newWorld(h)
+	random := newRandom(cfg.seed)
+	for range probes {
+		w.openWith(newShop, cfg, random)
+	}
+	fill := harness.Visit(h, probes, func(ctx context.Context, i int) (struct{}, error) {
+		_, err := w.shops[i].Top(ctx, catalog.Bestsellers)
+		return struct{}{}, err
+	})
+	err := fill.Settle()
+	if err == nil {
+		err = w.until(opening.Add(cfg.cost))
+	}
+	if err == nil {
+		err = fill.Wait()
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range fill.Outcomes() {
+		if o.Panic != "" || o.Err != nil {
+			return 0, fmt.Errorf("a reader filling the cache failed: %v%s", o.Err, o.Panic)
+		}
+	}
+	at := opening.Add(cfg.cost + cfg.ttl - probeLeft)
+	if err := w.until(at); err != nil {
+		return 0, err
+	}
+	err = w.drive(func(i int) (event, bool) {
+		return event{at: at, shop: i, shelf: catalog.Bestsellers}, i < probes
+	})
+	if err != nil {
+		return 0, err
+	}
+	qs, _ := w.snapshot()
+	n := 0
+	for _, q := range qs {
+		if q.start.Equal(at) {
+			n++
+		}
+	}
+	return n, w.finish()
+}
+
+// expected is how many of the probes XFetch's closed form says recompute.
+func expected(cfg shopConfig) int {
+	g := probeLeft.Seconds() / (cfg.cost.Seconds() * cfg.beta)
+	return int(math.Round(probes * math.Exp(-g)))
+}
+
+// compare probes two configurations that differ in one thing and checks
+// that the second recomputes clearly more often than the first. A fifth of
+// the probes is the margin: XFetch's difference is about half of them,
+// and a rule that ignores the difference gives none.
+func compare(h *harness.H, newShop New, a, b shopConfig, label func(shopConfig) string, why string) check.Verdict {
+	na, err := probe(h, newShop, a)
+	if err != nil {
+		return failed(err)
+	}
+	nb, err := probe(h, newShop, b)
+	if err != nil {
+		return failed(err)
+	}
+	figure := fmt.Sprintf("%s before expiry, %d of %d reads recompute with %s and %d with %s; exp(-g/(delta*beta)) says %d and %d",
+		secs(probeLeft), na, probes, label(a), nb, label(b), expected(a), expected(b))
+	if nb-na >= probes/5 {
+		return check.Passed(figure)
+	}
+	msg := why
+	switch {
+	case na == 0 && nb == 0:
+		msg = "no read recomputed early at all. " + why
+	case na == nb:
+		msg = "the same number recompute either way. " + why
+	}
+	return check.Failed(figure, msg)
+}
+
+// Delta checks that delta is measured: with a slower query, more reads at
+// the same time before expiry start a recompute.
+func Delta(h *harness.H, newShop New) check.Verdict {
+	fast := shopConfig{cost: time.Second, ttl: 30 * time.Second, beta: 1, seed: 11}
+	slow := fast
+	slow.cost = 4 * time.Second
+	return compare(h, newShop, fast, slow,
+		func(c shopConfig) string { return "a " + secs(c.cost) + " query" },
+		"A slower query needs a longer head start: delta must be how long the last recompute took, measured on the shop's clock and stored with the list.")
+}
+
+// Beta checks that beta is honoured: with a larger beta, more reads at the
+// same time before expiry start a recompute.
+func Beta(h *harness.H, newShop New) check.Verdict {
+	one := shopConfig{cost: time.Second, ttl: 30 * time.Second, beta: 1, seed: 13}
+	four := one
+	four.beta = 4
+	return compare(h, newShop, one, four,
+		func(c shopConfig) string { return fmt.Sprintf("beta %g", c.beta) },
+		"A larger beta must start recomputes earlier: the head start is delta*beta*(-ln u).")
+}
+
+// OneFlight checks that a key never has two recomputes at once: in steady
+// traffic, and when 50 readers arrive together just before expiry, when
+// nearly every one of them draws an early recompute.
+func OneFlight(h *harness.H, newShop New) check.Verdict {
+	hs, rs, err := playTraffic(h, newShop)
+	if err != nil {
+		return failed(err)
+	}
+	steadyMost := mostAtOnce(hs.qs)
+
+	w := newWorld(h)
+	cfg := traffic.shop
+	k := w.open(newShop, cfg)
+	err = w.drive(func(i int) (event, bool) { return event{at: opening, shop: k, shelf: catalog.Bestsellers}, i < 1 })
+	if err == nil {
+		err = w.finish()
+	}
+	if err != nil {
+		return failed(err)
+	}
+	at := opening.Add(cfg.cost + cfg.ttl - cfg.cost/20)
+	if err := w.until(at); err != nil {
+		return failed(err)
+	}
+	before := len(w.queriesSoFar())
+	crowd := harness.Visit(h, 50, func(ctx context.Context, _ int) ([]string, error) {
+		return w.shops[k].Top(ctx, catalog.Bestsellers)
+	})
+	err = crowd.Settle()
+	burst := len(w.queriesSoFar()) - before
+	if err == nil {
+		err = w.until(at.Add(cfg.cost))
+	}
+	if err == nil {
+		err = crowd.Wait()
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if p := crowd.Panicked(); p != "" {
+		return check.Failed("", "a reader's call panicked: "+p)
+	}
+	figure := fmt.Sprintf("at most %d at once in steady traffic; 50 readers just before expiry started %d", steadyMost, burst)
+	switch {
+	case steadyMost > 1:
+		return check.Failed(figure, fmt.Sprintf("%d recomputes of the list ran at the same time: a reader who draws an early recompute "+
+			"while one is in flight, or finds the list missing, must not start another", steadyMost))
+	case burst > 1:
+		return check.Failed(figure, "50 readers arrived together 0.05 s before expiry, when nearly every draw says recompute: "+
+			"only the first may start one, and the rest must see that it is in flight")
+	}
+	if bad := badRead(rs); bad != "" {
+		return check.Failed(figure, bad)
+	}
+	return check.Passed(figure)
+}
+
+// queriesSoFar returns the queries so far.
+func (w *world) queriesSoFar() []query {
+	qs, _ := w.snapshot()
+	return qs
+}
+
+// mostAtOnce returns the most queries of one shelf of one shop that ran at
+// the same time.
+func mostAtOnce(qs []query) int {
+	most := 0
+	for _, q := range qs {
+		n := 0
+		for _, o := range qs {
+			if o.shop == q.shop && o.shelf == q.shelf && !o.start.After(q.start) && o.end.After(q.start) {
+				n++
+			}
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// Busy runs readers on three shelves at once, cold, near expiry while
+// recomputes start and finish, and after expiry, so that the race detector
+// sees every access to the shop's shared state. Its verdict is the race
+// detector's; it fails here only if the readers hang or panic.
+func Busy(h *harness.H, newShop New) check.Verdict {
+	w := newWorld(h)
+	cfg := traffic.shop
+	k := w.open(newShop, cfg)
+	shelves := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
+	var crowds []*harness.Crowd[[]string]
+	burst := func() *harness.Crowd[[]string] {
+		c := harness.Visit(h, 30, func(ctx context.Context, i int) ([]string, error) {
+			return w.shops[k].Top(ctx, shelves[i%len(shelves)])
+		})
+		crowds = append(crowds, c)
+		return c
+	}
+	settle := func() error { return h.Quiet(func() bool { return true }) }
+	steps := []func() error{
+		// Cold: every shelf misses at once.
+		func() error { burst(); return settle() },
+		func() error { return w.until(opening.Add(cfg.cost)) },
+		// Near expiry: early recomputes start, and readers keep reading.
+		func() error { return w.until(opening.Add(cfg.cost + cfg.ttl - cfg.cost/2)) },
+		func() error { burst(); return settle() },
+		func() error { burst(); return settle() },
+		// The recomputes store their lists while more readers read.
+		func() error {
+			next, ok := w.clk.Next()
+			if ok {
+				w.clk.Set(next)
+			}
+			burst()
+			return settle()
+		},
+		// Long after expiry: misses again.
+		func() error { return w.until(w.clk.Now().Add(3 * cfg.ttl)) },
+		func() error { burst(); return settle() },
+		func() error { return w.until(w.clk.Now().Add(cfg.cost)) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return failed(err)
+		}
+	}
+	for _, c := range crowds {
+		if err := c.Wait(); err != nil {
+			return failed(err)
+		}
+		if p := c.Panicked(); p != "" {
+			return check.Failed("", "a reader's call panicked: "+p)
+		}
+	}
+	return check.Passed("")
+}
+
+// secs formats a duration in seconds, such as "1.00 s".
+func secs(d time.Duration) string {
+	s := fmt.Sprintf("%.2f", d.Seconds())
+	s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	return s + " s"
+}

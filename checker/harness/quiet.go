@@ -1,0 +1,157 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"stampede/checker/stack"
+)
+
+// Quiet waits, as Settled does, until ready returns true and every
+// goroutine but the caller's is parked. It decides on the same snapshots of
+// all goroutines, but it looks again as soon as the scheduler lets it
+// instead of once a millisecond, and one snapshot in which every goroutine
+// is parked is enough: runtime.Stack stops the world to take it, so the
+// picture is consistent, and a parked goroutine only moves again when
+// another goroutine or a timer wakes it. Settled's three snapshots in a
+// row are a margin that Quiet trades for speed; it suits code that waits
+// only on other goroutines and on a virtual clock, which the caller moves.
+// As in stack.Parked, a goroutine in the runtime's own "semacquire"
+// (waiting for a garbage collection, or for a file's lock) counts as
+// moving, since it goes on by itself.
+//
+// Quiet is for drivers of virtual time, which must wait for the process to
+// come to rest before every move of the clock, hundreds of times in one
+// run. It returns a *Stuck error at the hang bound.
+func (h *H) Quiet(ready func() bool) error {
+	deadline := time.Now().Add(h.bound)
+	buf := snapshots.Get().(*[]byte)
+	defer snapshots.Put(buf)
+	for try := 0; ; try++ {
+		if ready() && allParked(buf) {
+			return nil
+		}
+		if err := h.ctx.Err(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return h.stuck(h.others(), fmt.Sprintf("still running after %v", h.bound))
+		}
+		pause(try)
+	}
+}
+
+// pause lets other goroutines run between looks: a yield at first, and a
+// sleep only when the process takes long to come to rest. (A short sleep
+// lasts a millisecond or more on many machines, far longer than a yield.)
+func pause(try int) {
+	if try < 64 {
+		runtime.Gosched()
+		return
+	}
+	time.Sleep(50 * time.Microsecond)
+}
+
+// snapshots holds buffers for allParked.
+var snapshots = sync.Pool{New: func() any { b := make([]byte, 1<<16); return &b }}
+
+// allParked reports whether, in one snapshot of all goroutines, every
+// goroutine but the caller's is parked. It reads only each goroutine's
+// header line ("goroutine 7 [sync.Mutex.Lock]:"), which keeps a snapshot
+// cheap enough to take hundreds of times a run; buf is reused between
+// snapshots and grown when it is too small.
+func allParked(buf *[]byte) bool {
+	var dump []byte
+	for {
+		n := runtime.Stack(*buf, true)
+		if n < len(*buf) {
+			dump = (*buf)[:n]
+			break
+		}
+		*buf = make([]byte, 2*len(*buf))
+	}
+	caller := true // runtime.Stack puts the caller first
+	for len(dump) > 0 {
+		var line []byte
+		line, dump, _ = bytes.Cut(dump, []byte("\n"))
+		if !bytes.HasPrefix(line, []byte("goroutine ")) || !bytes.HasSuffix(line, []byte("]:")) {
+			continue
+		}
+		if caller {
+			caller = false
+			continue
+		}
+		state := line[bytes.IndexByte(line, '[')+1 : len(line)-2]
+		if i := bytes.IndexByte(state, ','); i >= 0 {
+			state = state[:i]
+		}
+		if !stack.Parked(string(state)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Blocked says where visitors are waiting inside the implementation's own
+// package, such as "3 visitors stuck at cases/case07/shop.go:40 in
+// sync.Mutex.Lock". Visitors waiting in the checker's own code, such as
+// the idle readers of a virtual-time driver, are left out.
+func (h *H) Blocked() string {
+	var mine []stack.Goroutine
+	for _, g := range h.others() {
+		if isVisitor(g) && g.Has(h.dir) {
+			mine = append(mine, g)
+		}
+	}
+	return strings.Join(h.stuck(mine, "").Places, "; ")
+}
+
+// Idle reports, as cheaply as the runtime allows, whether every goroutine
+// but the caller's is parked. Where the runtime has scheduler metrics of
+// goroutine states (Go 1.26 and later), it asks them: no other goroutine
+// running, ready to run, or in a system call. That costs a fraction of a
+// microsecond. It may answer false when the process is at rest (a
+// processor still looking for work), which costs the caller a snapshot
+// only; it answers true for a goroutine that is not parked only if that
+// goroutine is waiting inside the runtime, for a garbage collection, at
+// that very moment. Elsewhere it takes a snapshot, as Parked does.
+func (h *H) Idle() bool {
+	if idle, known := schedulerIdle(); known {
+		return idle
+	}
+	return h.Parked()
+}
+
+// schedulerIdle reads the runtime's scheduler metrics: idle when only the
+// caller's processor is running and no goroutine waits to run or is in a
+// system call. known is false where the runtime lacks the metrics.
+func schedulerIdle() (idle, known bool) {
+	samples := []metrics.Sample{
+		{Name: "/sched/goroutines/running:goroutines"},
+		{Name: "/sched/goroutines/runnable:goroutines"},
+		{Name: "/sched/goroutines/not-in-go:goroutines"},
+	}
+	metrics.Read(samples)
+	for _, s := range samples {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return false, false
+		}
+	}
+	return samples[0].Value.Uint64() <= 1 && samples[1].Value.Uint64() == 0 && samples[2].Value.Uint64() == 0, true
+}
+
+// Parked reports whether, in one snapshot of all goroutines, every
+// goroutine but the caller's is parked.
+func (h *H) Parked() bool {
+	buf := snapshots.Get().(*[]byte)
+	defer snapshots.Put(buf)
+	return allParked(buf)
+}
+
+// Bound returns the hang bound: how long code may run without settling.
+func (h *H) Bound() time.Duration { return h.bound }
