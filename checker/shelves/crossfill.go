@@ -51,7 +51,10 @@ func CrossFill(h *harness.H, newShop New) check.Verdict {
 		return Stuck(err)
 	}
 	news.Open()
-	if err := finish(h, other, crowd); err != nil {
+	if err := other.Wait(); err != nil {
+		return Stuck(err)
+	}
+	if err := crowd.Wait(); err != nil {
 		return Stuck(err)
 	}
 	for _, c := range []*harness.Crowd[[]string]{crowd, other} {

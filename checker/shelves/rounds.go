@@ -42,25 +42,6 @@ func (t *turnstile) waiting() int {
 	return t.held
 }
 
-// settled waits until ready holds and the process has settled, twice in a
-// row with the same number of queries at the gate, and returns that number.
-// The second look guards against a snapshot that catches a visitor parked
-// inside the runtime on its way to the gate, which would split one round
-// in two.
-func (t *turnstile) settled(h *harness.H, ready func() bool) (int, error) {
-	last := -1
-	for {
-		if err := h.Settled(ready); err != nil {
-			return 0, err
-		}
-		n := t.waiting()
-		if n == last {
-			return n, nil
-		}
-		last = n
-	}
-}
-
 // next lets the current round's queries through, starts a new round, and
 // says how many queries the round held.
 func (t *turnstile) next() int {
@@ -105,11 +86,13 @@ func OneRound(h *harness.H, newShop New) check.Verdict {
 
 	var sizes []int // queries in each round
 	for {
-		n, err := t.settled(h, func() bool { return started.Load() == Visitors && (t.waiting() > 0 || crowd.Done()) })
+		// A round is over once a query waits at its gate (or everyone has
+		// left) and the process has settled.
+		err := h.Settled(func() bool { return started.Load() == Visitors && (t.waiting() > 0 || crowd.Done()) })
 		if err != nil {
 			return Stuck(err)
 		}
-		if n == 0 {
+		if t.waiting() == 0 {
 			break
 		}
 		sizes = append(sizes, t.next())
@@ -119,7 +102,7 @@ func OneRound(h *harness.H, newShop New) check.Verdict {
 		}
 	}
 	t.release()
-	if err := finish(h, crowd); err != nil {
+	if err := crowd.Wait(); err != nil {
 		return Stuck(err)
 	}
 	if p := crowd.Panicked(); p != "" {

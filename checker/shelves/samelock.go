@@ -50,16 +50,15 @@ func SameLock(h *harness.H, newShop New) check.Verdict {
 			}
 			return shop.Top(ctx, shelf)
 		})
-		// Settled once everyone has arrived and the first query has begun
-		// (or everyone has left without one): a visitor parked inside the
-		// runtime must not pass for a round with no query.
+		// Counted once everyone has arrived and the first query has begun
+		// (or everyone has left without one), and all have settled.
 		err := h.Settled(func() bool {
 			return arrived.Load() == int64(n) && (db.Queries(shelf) > 0 || crowd.Done())
 		})
 		q := db.Queries(shelf)
 		gate.Open()
 		if err == nil {
-			err = finish(h, crowd)
+			err = crowd.Wait()
 		}
 		if err != nil {
 			return Stuck(err)
