@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# CI: prove case 6 on a real Redis as well as on the embedded miniredis that
+# `make test` uses. Installs redis-server from the machine's Debian packages
+# when it is missing, starts one on loopback on a free port, grades the
+# reference solution and the shipped case against it, and stops it. When
+# Redis cannot be installed or started here, it says so and exits 0: the
+# embedded server has already covered the case.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "redis.sh: $*"; }
+
+install_redis() {
+	command -v redis-server >/dev/null && return 0
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		command -v sudo >/dev/null && sudo -n true 2>/dev/null || { say "not root and no sudo: cannot install redis-server"; return 1; }
+		sudo=(sudo -n)
+	fi
+	command -v apt-get >/dev/null || { say "no apt-get: cannot install redis-server"; return 1; }
+	say "installing redis-server from the Debian packages"
+	"${sudo[@]}" apt-get update -qq >/dev/null || { say "apt-get update failed"; return 1; }
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends redis-server >/dev/null ||
+		{ say "apt-get install redis-server failed"; return 1; }
+	command -v redis-server >/dev/null
+}
+
+# port_free reports whether nothing listens on 127.0.0.1:$1.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+dir=""
+pid=""
+stop_redis() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	fi
+	[ -n "$dir" ] && rm -rf "$dir"
+	return 0
+}
+trap stop_redis EXIT
+
+# start_redis starts a server on a free port and sets pid and port.
+start_redis() {
+	dir=$(mktemp -d)
+	for _ in $(seq 20); do
+		port=$((20000 + RANDOM % 40000))
+		port_free "$port" || continue
+		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+			--dir "$dir" --logfile "$dir/redis.log" --daemonize yes --pidfile "$dir/redis.pid" || continue
+		for _ in $(seq 50); do
+			[ -s "$dir/redis.pid" ] && redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+			sleep 0.1
+		done
+		if [ -s "$dir/redis.pid" ]; then
+			pid=$(cat "$dir/redis.pid")
+			redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && return 0
+			stop_redis
+			pid=""
+			dir=$(mktemp -d)
+		fi
+	done
+	say "could not start redis-server on a free port"
+	[ -f "$dir/redis.log" ] && tail -5 "$dir/redis.log"
+	return 1
+}
+
+if ! install_redis; then
+	say "skipping case 6 on a real Redis; make test has checked it on the embedded server"
+	exit 0
+fi
+if ! start_redis; then
+	say "skipping case 6 on a real Redis; make test has checked it on the embedded server"
+	exit 0
+fi
+url="redis://127.0.0.1:$port/0"
+say "$(redis-server --version | cut -d' ' -f1-3) on $url (pid $pid)"
+
+# The reference solution passes every check on the real server...
+go run ./shop check 6 --solution --redis "$url"
+# ...and the shipped case fails exactly the checks the library says it fails.
+REDIS_URL="$url" go test -count=1 ./checker/library -run 'TestVerdicts/case06/shipped$|TestSolutions/case06$'
+
+left=$(redis-cli -p "$port" dbsize)
+if [ "$left" != "0" ]; then
+	say "the checks left $left keys behind on the server"
+	exit 1
+fi
+say "case 6 passed on a real Redis; no keys left behind"
