@@ -41,7 +41,7 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	crowd := f.Burst(perInstance)
-	if err := crowd.Still(); err != nil {
+	if err := crowd.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	gate.Open()
@@ -85,7 +85,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
-	if err := a.Still(); err != nil {
+	if err := a.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -95,7 +95,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	hold := f.taps[1].Hold(attemptOn(names(locks)))
 	defer hold.Release()
 	b := f.Visit(1, 1)
-	if err := b.Still(); err != nil {
+	if err := b.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	gts[0].Open()
@@ -135,7 +135,7 @@ func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
 	defer f.Close()
 	crowd := f.Burst(perInstance)
 	defer f.Finish(crowd)
-	if err := crowd.Still(); err != nil {
+	if err := crowd.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "the holder's")
@@ -179,7 +179,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	first := f.Visit(0, 1)
-	if err := first.Still(); err != nil {
+	if err := first.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	if f.Reads() == 0 {
@@ -193,7 +193,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 		losers = append(losers, f.Visit(i, 10))
 	}
 	for _, c := range losers {
-		if err := c.Still(); err != nil {
+		if err := c.Settle(); err != nil {
 			return stuckVerdict(err)
 		}
 	}
@@ -230,7 +230,7 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	defer f.Close()
 	dead := f.Visit(0, 1)
 	defer f.Finish(dead)
-	if err := dead.Still(); err != nil {
+	if err := dead.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -303,7 +303,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
-	if err := a.Still(); err != nil {
+	if err := a.Settle(); err != nil {
 		return stuckVerdict(err), false
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -327,7 +327,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return worldVerdict(err), false
 	}
 	b := f.Visit(1, 1)
-	if err := b.Still(); err != nil {
+	if err := b.Settle(); err != nil {
 		return stuckVerdict(err), false
 	}
 	owned := map[string]string{}
@@ -394,7 +394,7 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	defer f.Close()
 	holder := f.Visit(0, 1)
 	defer f.Finish(holder)
-	if err := holder.Still(); err != nil {
+	if err := holder.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -403,7 +403,7 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	f.keep = locks // shop-1 is slow, not dead: its lock stays
 	loser := f.Visit(1, 1)
-	if err := loser.Still(); err != nil {
+	if err := loser.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	start := f.clock.Now()
@@ -451,7 +451,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	crowd := f.Burst(5)
-	if err := crowd.Still(); err != nil {
+	if err := crowd.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	during, err := f.world.Keys(ctx)

@@ -82,7 +82,7 @@ func (f *fleet) Reads() int { return f.db.Queries(catalog.Bestsellers) }
 // Settle waits until every goroutine is parked: at a gate, on a lock, on a
 // channel, held by a tap, or asleep on the checker's clock. Time does not
 // move.
-func (f *fleet) Settle() error { return f.h.Still(func() bool { return true }) }
+func (f *fleet) Settle() error { return f.h.Settled(func() bool { return true }) }
 
 // errNoBound is what Drive returns when visitors still wait after limit.
 var errNoBound = errors.New("still waiting")
