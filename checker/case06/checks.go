@@ -134,7 +134,6 @@ func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	crowd := f.Burst(perInstance)
-	defer f.Finish(crowd)
 	if err := crowd.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
@@ -229,7 +228,6 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	dead := f.Visit(0, 1)
-	defer f.Finish(dead)
 	if err := dead.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
@@ -377,8 +375,6 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 			"shop-2's lock. Shop-1 sent, after its query: %s. Release with one atomic compare-and-delete of your own random "+
 			"token (a Lua script), never a plain DEL", name, what, strings.Join(sent, " | "))), false
 	}
-	gts[1].Open()
-	f.Finish(a, b)
 	return check.Passed(figure), true
 }
 
@@ -393,7 +389,6 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	holder := f.Visit(0, 1)
-	defer f.Finish(holder)
 	if err := holder.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
@@ -506,6 +501,7 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 			crowd := harness.Visit(h, 45, func(ctx context.Context, i int) ([]string, error) {
 				return f.shops[i%3].Top(ctx, list[(i/3+round+wave)%3])
 			})
+			f.crowds = append(f.crowds, crowd)
 			if err := f.Drive(crowd.Done, patience); err != nil {
 				f.Close()
 				return waitVerdict(err, "the visitors were")

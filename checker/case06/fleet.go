@@ -25,13 +25,14 @@ type NewShop func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Sh
 // fleet is a scene of a check: shop instances sharing one database, one
 // Redis world and the checker's clock.
 type fleet struct {
-	h     *harness.H
-	world *world
-	db    *catalog.DB
-	clock *manual
-	gates *gates
-	shops []shelves.Shop
-	taps  []*tap
+	h      *harness.H
+	world  *world
+	db     *catalog.DB
+	clock  *manual
+	gates  *gates
+	shops  []shelves.Shop
+	taps   []*tap
+	crowds []*harness.Crowd[[]string]
 	// keep are keys Drive keeps alive on a real server, as their live
 	// holder would, while it moves the shops' clock: Redis's time is real
 	// there, and a slow machine must not let a held lock expire.
@@ -54,26 +55,32 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 	return f, nil
 }
 
-// Close opens every gate and closes the world.
+// Close opens every gate, lets the visitors still inside the shops finish,
+// so that nothing writes to Redis after it, and closes the world.
 func (f *fleet) Close() {
 	f.gates.OpenAll()
+	_ = f.Drive(func() bool { return allDone(f.crowds) }, patience)
 	f.world.Close()
 }
 
 // Visit starts n visitors of one instance, all asking for the bestsellers.
 func (f *fleet) Visit(instance, n int) *harness.Crowd[[]string] {
 	shop := f.shops[instance]
-	return harness.Visit(f.h, n, func(ctx context.Context, _ int) ([]string, error) {
+	c := harness.Visit(f.h, n, func(ctx context.Context, _ int) ([]string, error) {
 		return shop.Top(ctx, catalog.Bestsellers)
 	})
+	f.crowds = append(f.crowds, c)
+	return c
 }
 
 // Burst starts perInstance visitors on every instance at once.
 func (f *fleet) Burst(perInstance int) *harness.Crowd[[]string] {
 	n := len(f.shops)
-	return harness.Visit(f.h, n*perInstance, func(ctx context.Context, i int) ([]string, error) {
+	c := harness.Visit(f.h, n*perInstance, func(ctx context.Context, i int) ([]string, error) {
 		return f.shops[i%n].Top(ctx, catalog.Bestsellers)
 	})
+	f.crowds = append(f.crowds, c)
+	return c
 }
 
 // Reads returns how many times the fleet has read the source.
@@ -111,19 +118,6 @@ func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 			return &harness.Stuck{Why: "waiting for something that never comes", Places: f.places()}
 		}
 	}
-}
-
-// Finish drives crowds to their end, to tidy up after a verdict.
-func (f *fleet) Finish(crowds ...*harness.Crowd[[]string]) {
-	f.gates.OpenAll()
-	_ = f.Drive(func() bool {
-		for _, c := range crowds {
-			if !c.Done() {
-				return false
-			}
-		}
-		return true
-	}, time.Minute)
 }
 
 // places says where the goroutines running the shop's code are waiting,
