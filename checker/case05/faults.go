@@ -124,6 +124,11 @@ func NotCached(h *harness.H, newShop shelves.New) check.Verdict {
 	if _, err := o.burst(h, shop); err != nil {
 		return shelves.Stuck(err)
 	}
+	// Let whatever the shop does after its visitors have their answer
+	// finish first: the next visitor comes after the failure, not during.
+	if err := h.Settled(func() bool { return true }); err != nil {
+		return shelves.Stuck(err)
+	}
 	o.down.Store(false)
 	before := o.db.Queries(catalog.Bestsellers)
 	next := harness.Visit(h, 1, top(shop))
