@@ -31,13 +31,13 @@ var opening = time.Date(2025, 3, 3, 9, 0, 0, 0, time.UTC)
 // handing each read to another goroutine would cost more than the read:
 // minutes of traffic are tens of thousands of reads. Most reads are hits
 // that return at once; then the driver checks that no goroutine was
-// started and goes on. A read that waits inside the shop holds the driver
-// up, so a watch goroutine looks in on it: when the same read has been
-// inside the shop for two of its looks and a snapshot shows every goroutine
-// parked, the read is waiting, and the watch takes over as the driver. The
-// old driver, once its read returns, records it and leaves. Only one
-// goroutine drives at a time; the atomic hand-over of `inside` orders one
-// driver's work before the next's.
+// started or woken (harness.Idle) and goes on. A read that waits inside
+// the shop holds the driver up, so a watch goroutine looks in on it when a
+// read may wait (see watch): once a snapshot shows every goroutine parked
+// with the read still inside, the read is waiting, and the watch takes
+// over as the driver. The old driver, once its read returns, records it
+// and leaves. Only one goroutine drives at a time; the atomic hand-over of
+// `inside` orders one driver's work before the next's.
 type world struct {
 	h     *harness.H
 	clk   *clock.Fake

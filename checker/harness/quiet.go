@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"stampede/checker/check"
 	"stampede/checker/stack"
 )
 
@@ -63,8 +64,11 @@ var snapshots = sync.Pool{New: func() any { b := make([]byte, 1<<16); return &b 
 // allParked reports whether, in one snapshot of all goroutines, every
 // goroutine but the caller's is parked. It reads only each goroutine's
 // header line ("goroutine 7 [sync.Mutex.Lock]:"), which keeps a snapshot
-// cheap enough to take hundreds of times a run; buf is reused between
-// snapshots and grown when it is too small.
+// cheap enough to take hundreds of times a run, and the frames of a
+// goroutine that is not parked, to leave out the harness's own watchers
+// (a story's watchdog, polling on its own ticker), which touch nothing the
+// caller drives. buf is reused between snapshots and grown when it is too
+// small.
 func allParked(buf *[]byte) bool {
 	var dump []byte
 	for {
@@ -90,12 +94,19 @@ func allParked(buf *[]byte) bool {
 		if i := bytes.IndexByte(state, ','); i >= 0 {
 			state = state[:i]
 		}
-		if !stack.Parked(string(state)) {
+		if stack.Parked(string(state)) {
+			continue
+		}
+		frames, _, _ := bytes.Cut(dump, []byte("\n\n"))
+		if !bytes.HasPrefix(frames, watcherFrame[1:]) && !bytes.Contains(frames, watcherFrame) {
 			return false
 		}
 	}
 	return true
 }
+
+// watcherFrame marks a goroutine in the harness's own polling loop.
+var watcherFrame = []byte("\n" + check.Module + "/checker/harness.(*H).await(")
 
 // Blocked says where visitors are waiting inside the implementation's own
 // package, such as "3 visitors stuck at cases/case07/shop.go:40 in
