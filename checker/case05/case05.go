@@ -17,7 +17,7 @@ var Case = check.Case{
 	Number:  5,
 	Title:   "The fetch that fails",
 	Chapter: "docs/05-fetch-that-fails.md",
-	Summary: "The bestseller query fails once, and the visitors waiting for it wait for ever.",
+	Summary: "The database fails the bestseller query, and the visitors waiting for it wait for ever.",
 	Checks: []check.Info{
 		{ID: "returns", Name: "when the query fails, every visitor returns",
 			Catches: "a lock the error path never releases: one visitor gets the error, the rest wait for ever"},
