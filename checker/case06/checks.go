@@ -47,7 +47,7 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	gate.Open()
 	err = f.Drive(crowd.Done, patience)
 	reads := f.Reads()
-	figure := fmt.Sprintf("%d read(s) for %d instances x %d visitors", reads, instances, perInstance)
+	figure := fmt.Sprintf("%s for %d instances x %d visitors", count(reads, "read"), instances, perInstance)
 	if !f.world.embedded() {
 		figure += ", on " + f.world.Describe(h.Context())
 	}
@@ -57,8 +57,12 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	if p := crowd.Panicked(); p != "" {
 		return check.Failed(figure, "a visitor's call panicked: "+p)
 	}
-	if reads > 1 {
-		return check.Failed(figure, fmt.Sprintf("each instance coalesced its own visitors, yet the fleet read the source %d times: "+
+	switch {
+	case reads > instances:
+		return check.Failed(figure, fmt.Sprintf("the fleet read the source %d times for one burst: coalesce each instance's "+
+			"visitors into one flight, and let the flights share one lock in Redis", reads))
+	case reads > 1:
+		return check.Failed(figure, fmt.Sprintf("the fleet read the source %d times for one burst, up to one per instance: "+
 			"the instances must share one lock in Redis, so that one of them rebuilds and the others wait for its fill", reads))
 	}
 	if v := shelves.AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
@@ -108,7 +112,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "shop-2's visitor was")
 	}
 	reads := f.Reads()
-	figure := fmt.Sprintf("%d reads with a late lock attempt", reads)
+	figure := fmt.Sprintf("%s with a late lock attempt", count(reads, "read"))
 	if p := b.Panicked(); p != "" {
 		return check.Failed(figure, "a visitor's call panicked: "+p)
 	}
@@ -199,7 +203,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	reads := f.Reads()
 	gate.Open()
 	err = f.Drive(func() bool { return first.Done() && allDone(losers) }, patience)
-	figure := fmt.Sprintf("%d read(s) while shop-1 held the lock", reads)
+	figure := fmt.Sprintf("%s while shop-1 held the lock", count(reads, "read"))
 	if reads > 1 {
 		return check.Failed(figure, fmt.Sprintf("%d instances lost the lock and still read the source: a loser waits "+
 			"for the holder's fill (polling Redis, within a budget) or serves the previous value, it never queries", reads-1))
@@ -253,7 +257,7 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	next := f.Visit(1, 1)
 	err = f.Drive(next.Done, patience)
 	reads := f.Reads()
-	figure := fmt.Sprintf("lock for %v; %d reads", longest, reads)
+	figure := fmt.Sprintf("lock for %v; %s", longest, count(reads, "read"))
 	if err != nil {
 		return waitVerdict(err, "after the lock had expired, shop-2's visitor was")
 	}
@@ -405,7 +409,7 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	err = f.Drive(loser.Done, maxBudget)
 	waited := f.clock.Now().Sub(start)
 	if reads := f.Reads(); reads > 1 {
-		return check.Failed(fmt.Sprintf("%d reads", reads), "shop-2's visitor read the source while shop-1 held the lock: "+
+		return check.Failed(count(reads, "read"), "shop-2's visitor read the source while shop-1 held the lock: "+
 			"past its budget, a loser answers \"try again\", it does not query")
 	}
 	if errors.Is(err, errNoBound) {
@@ -553,6 +557,14 @@ func waitVerdict(err error, who string) check.Verdict {
 		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
 	}
 	return stuckVerdict(err)
+}
+
+// count says "1 read" or "3 reads".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // shorten cuts a long command (a script's text) for a message.

@@ -22,8 +22,10 @@
 //   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
 //     by hand, and moves Redis's clock too.
-//   - A visitor who has waited past its budget gets a *TryAgain error.
-//   - Every key you write to Redis has a time to live.
+//   - A visitor who has waited past its budget (a second or so, at most
+//     10 s) gets a *TryAgain error.
+//   - Every key you write to Redis has a time to live, given in the same
+//     command; the lock's is at most 10 s.
 package case06
 
 import (
