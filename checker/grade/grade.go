@@ -130,8 +130,8 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	for _, rs := range runs {
 		for _, r := range rs {
 			for _, race := range r.Races {
-				if s := race.String(check.Module); !seen[s] {
-					seen[s] = true
+				if k := race.Key(); !seen[k] {
+					seen[k] = true
 					races = append(races, race)
 				}
 			}

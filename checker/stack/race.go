@@ -26,6 +26,18 @@ func where(f Frame, module string) string {
 	return Where(f, module)
 }
 
+// Key names the race by its two accesses in either order: the detector
+// reports the same pair as "write against read" or "read against write"
+// depending on which came second.
+func (r Race) Key() string {
+	a := r.Access + "@" + where(r.AccessAt, "")
+	b := r.Previous + "@" + where(r.PreviousAt, "")
+	if b < a {
+		a, b = b, a
+	}
+	return a + " " + b
+}
+
 // Races reads the race detector's reports from a program's standard error
 // and keeps, for each access, the innermost frame in dir (a package
 // directory such as "stampede/cases/case01"). Reports that are the same at
@@ -40,8 +52,7 @@ func Races(stderr, dir string) []Race {
 			continue
 		}
 		r.Report = "WARNING: DATA RACE" + block + "=================="
-		key := r.String("")
-		if !seen[key] {
+		if key := r.Key(); !seen[key] {
 			seen[key] = true
 			out = append(out, r)
 		}

@@ -100,3 +100,12 @@ func TestRaces(t *testing.T) {
 	assert.Equal(t, "write at cases/case01/shop.go:50 against read at cases/case01/shop.go:29", rs[0].String("stampede"))
 	assert.Contains(t, rs[0].Report, "Previous read at")
 }
+
+func TestARaceInEitherOrderIsOneRace(t *testing.T) {
+	w := Frame{File: "stampede/cases/case01/shop.go", Line: 50}
+	r := Frame{File: "stampede/cases/case01/shop.go", Line: 29}
+	a := Race{Access: "write", AccessAt: w, Previous: "read", PreviousAt: r}
+	b := Race{Access: "read", AccessAt: r, Previous: "write", PreviousAt: w}
+	assert.Equal(t, a.Key(), b.Key())
+	assert.NotEqual(t, a.Key(), Race{Access: "write", AccessAt: w, Previous: "write", PreviousAt: w}.Key())
+}
