@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stampede/checker/stack"
+)
+
+func TestQuietWaitsForTheProcessToComeToRest(t *testing.T) {
+	h := New(context.Background(), "stampede/checker/harness", time.Second)
+	var mu sync.Mutex
+	mu.Lock()
+	var spins atomic.Int64
+	stop := make(chan struct{})
+	go func() { // busy for a while, then blocked on mu
+		for spins.Add(1) < 200_000 {
+		}
+		close(stop)
+		mu.Lock()
+		mu.Unlock()
+	}()
+	require.NoError(t, h.Quiet(func() bool { return true }))
+	select {
+	case <-stop:
+	default:
+		t.Fatal("Quiet returned while a goroutine was still running")
+	}
+	assert.True(t, h.Parked())
+	assert.True(t, h.Idle())
+	mu.Unlock()
+}
+
+func TestQuietReportsCodeThatNeverRests(t *testing.T) {
+	h := New(context.Background(), "stampede/checker/harness", 50*time.Millisecond)
+	var stop atomic.Bool
+	defer stop.Store(true)
+	go func() {
+		for !stop.Load() {
+		}
+	}()
+	var st *Stuck
+	require.ErrorAs(t, h.Quiet(func() bool { return true }), &st)
+	assert.Contains(t, st.Why, "still running")
+	assert.False(t, h.Parked())
+	assert.False(t, h.Idle())
+}
+
+func TestQuietLeavesOutTheHarnessesOwnWatchers(t *testing.T) {
+	h := New(context.Background(), "stampede/checker/harness", time.Second)
+	done := make(chan struct{})
+	defer close(done)
+	// A watcher polling snapshots on its own ticker, as a story's watchdog
+	// does, never holds Quiet up.
+	go func() {
+		_ = h.await(func([]stack.Goroutine) bool { return false }, done, time.Minute, 50*time.Microsecond)
+	}()
+	for range 20 {
+		require.NoError(t, h.Quiet(func() bool { return true }))
+	}
+}
