@@ -44,11 +44,11 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop New) error {
 	if tr.shop.beta < 0 {
 		return &harness.FlagError{Err: fmt.Errorf("--beta must be 0 or more, not %g", tr.shop.beta)}
 	}
-	world := newWorld(h)
-	if err := world.play(newShop, tr); err != nil {
+	sim := newWorld(h)
+	if err := sim.play(newShop, tr); err != nil {
 		return err
 	}
-	qs, rs := world.snapshot()
+	qs, rs := sim.snapshot()
 	hs := history{ttl: tr.shop.ttl, qs: qs}
 
 	fmt.Fprintf(w, "The bestseller list is read %d times a second for %s. It lives %s\n",
