@@ -7,7 +7,7 @@
 //	go run ./shop check 6   grade your fix
 //
 // Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
-// server, add --redis redis://localhost:6379/0 to run, or set REDIS_URL.
+// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
 //
 // The shop runs as a fleet: each instance is a Shop made by New, with its
 // own memory and its own single-flight, and all of them share one Redis

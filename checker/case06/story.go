@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
 
+	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
@@ -31,15 +32,24 @@ const (
 // with the in-process single-flight alone, and on the code under test.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 6", flag.ContinueOnError)
-	fs.SetOutput(w)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many visitors each instance has at 09:00")
 	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
-	if err := fs.Parse(args); err != nil {
+	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *n < 1 || *visitors < 1 {
-		return errors.New("run 6: --instances and --visitors must be at least 1")
+	if err := harness.Positive("instances", *n); err != nil {
+		return err
+	}
+	if err := harness.Positive("visitors", *visitors); err != nil {
+		return err
+	}
+	if *url != "" { // a server that is not there is a mistake in the flags
+		w, err := openWorld(ctx, *url)
+		if err != nil {
+			return &harness.FlagError{Err: err}
+		}
+		w.Close()
 	}
 
 	// In the two reference regimes every miss comes before the first fill,

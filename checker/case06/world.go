@@ -46,8 +46,9 @@ func openWorld(ctx context.Context, url string) (*world, error) {
 	}
 	opts, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("case 6: %s is not a Redis URL: %w", url, err)
+		return nil, fmt.Errorf("case 6: %s is not a Redis URL (redis://HOST:PORT/DB): %w", url, err)
 	}
+	opts.DialerRetries = 1 // a server that is not there should say so at once
 	w := &world{opts: opts, ns: "stampede-lab:" + strings.ToLower(rand.Text()[:12]) + ":"}
 	w.admin = redis.NewClient(w.options())
 	if err := w.admin.Ping(ctx).Err(); err != nil {
