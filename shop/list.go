@@ -67,7 +67,7 @@ func listCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		default:
 			mark = dim.Sprint(mark)
 		}
-		fmt.Fprintf(stdout, "%2d  %-34s %s  %s\n", c.Number, c.Title, mark, c.Summary)
+		fmt.Fprintf(stdout, "%2d  %-36s %s  %s\n", c.Number, c.Title, mark, c.Summary)
 	}
 	fmt.Fprintf(stdout, "\n%d of %d solved\n", solved, len(cases))
 	return nil

@@ -84,7 +84,7 @@ func printSummary(w io.Writer, doc Document) {
 		if c.Status == check.Pass {
 			mark = green.Sprint("PASS")
 		}
-		fmt.Fprintf(w, "  %s  case %d  %-34s %d/%d checks\n", mark, c.Case, c.Title, c.Score.Passed, c.Score.MaxPoints)
+		fmt.Fprintf(w, "  %s  case %d  %-36s %d/%d checks\n", mark, c.Case, c.Title, c.Score.Passed, c.Score.MaxPoints)
 	}
 	fmt.Fprintf(w, "\n%d of %d cases solved\n", doc.Score.CasesPassed, doc.Score.CasesTotal)
 }
