@@ -25,14 +25,18 @@ var Case = check.Case{
 	Chapter: "docs/03-second-look.md",
 	Summary: "One lock per shelf, but every waiter queries once it gets the lock: the queries run one after another.",
 	Checks: []check.Info{
-		{ID: "once", Name: "the query runs once, not once per visitor",
-			Catches: "a per-shelf lock whose waiters query again once they get it, and the stampede itself"},
+		{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
+			Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"},
 		{ID: "one-round", Name: "the burst is served by one round of queries, not one round per visitor",
 			Catches: "waiters that query one after another, each once the one before has answered"},
 		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-			Catches: "waiters that give up and return nothing, an error or a list of their own"},
+			Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"},
+		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
+			Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"},
+		{ID: "apart", Name: "no shelf waits for another shelf's query",
+			Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"},
 		{ID: "race", Name: "no data race", Race: true,
-			Catches: "a look at the cache map without holding its lock"},
+			Catches: "a look at the cache map without holding its lock, also on the error path"},
 	},
 	Hints: []string{
 		"Run `go run ./shop run 3`: count the queries, and see when each one begins. What does a visitor do right after it gets the shelf's lock?",
@@ -54,10 +58,12 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			return Scenario(ctx, w, args, mk)
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{
-			"once":      func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"one-round": func(h *harness.H) check.Verdict { return shelves.OneRound(h, mk) },
-			"served":    func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
-			"race":      func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
+			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
+			"one-round":   func(h *harness.H) check.Verdict { return shelves.OneRound(h, mk) },
+			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
+			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
+			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
+			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
 		},
 	}
 }

@@ -37,8 +37,11 @@ func fill(h *harness.H, shop shelves.Shop, shelf string) check.Verdict {
 }
 
 // HitApart checks that hits on a filled shelf go on while another shelf's
-// slow query runs. It catches a fill that holds the cache's write lock
-// across the query: the hits, even on the read side, queue behind it.
+// slow query runs, with a fill of a third shelf wanting to write the cache
+// meanwhile. It catches a fill that holds the cache's write lock across
+// the query (the hits, even on the read side, queue behind it) and one
+// that holds the read lock across it (the third shelf's writer waits for
+// it, and the hits queue behind that waiting writer).
 func HitApart(h *harness.H, newShop shelves.New) check.Verdict {
 	gate := harness.NewGate()
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.NewReleases)))
@@ -57,6 +60,21 @@ func HitApart(h *harness.H, newShop shelves.New) check.Verdict {
 		return check.Failed("", "the new-releases visitor never reached the database: "+slow.Where())
 	}
 
+	// A fill of another shelf whose query is not held: it wants to write
+	// the cache while the new-releases query runs. If something is held for
+	// reading across that query, this writer waits, and an RWMutex then
+	// lets no new reader in: in a real shop, the next fill always comes.
+	writer := harness.Visit(h, 1, top(shop, catalog.StaffPicks))
+	defer func() { gate.Open(); _ = writer.Wait() }()
+	if err := writer.Settle(); err != nil {
+		return shelves.Stuck(err)
+	}
+	writerWaits := !writer.Done()
+	writerWhere := ""
+	if writerWaits {
+		writerWhere = writer.Where()
+	}
+
 	hits := harness.Visit(h, Hitters, top(shop, catalog.Bestsellers))
 	if err := hits.Settle(); err != nil {
 		return shelves.Stuck(err)
@@ -65,7 +83,16 @@ func HitApart(h *harness.H, newShop shelves.New) check.Verdict {
 		where := hits.Where()
 		gate.Open()
 		_ = hits.Wait()
+		if writerWaits {
+			return check.Failed("held", "a staff-picks fill waited to write the cache while the new-releases query ran ("+writerWhere+
+				"), and the bestseller hits queued behind that waiting writer: "+where+
+				". A read lock held across a query stops every writer, and an RWMutex lets no new reader in while a writer waits: "+
+				"hold the cache's lock for the map access only, never across the query")
+		}
 		return check.Failed("held", "the bestseller hits waited for the new-releases query: "+where)
+	}
+	if writerWaits {
+		return check.Failed("held", "the staff-picks visitor waited for the new-releases query, which is another shelf's: "+writerWhere)
 	}
 	if v := shelves.AllGot(hits.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
 		return v
@@ -129,7 +156,8 @@ func HitsShared(h *harness.H, newShop shelves.New) check.Verdict {
 		return shelves.Stuck(err)
 	}
 	if len(waits) > 0 {
-		return check.Failed("waited", "with only hits running, a hit waited for a lock alone: "+strings.Join(waits, "; "))
+		return check.Failed("waited", "with only hits running, hits waited for each other: "+strings.Join(waits, "; ")+
+			" (a hit should read the cache beside any number of other hits: a read lock, sync.Map, or an atomic pointer to a map nobody changes)")
 	}
 	return check.Passed(fmt.Sprintf("%d hits at once", Hitters))
 }
@@ -196,6 +224,7 @@ func hammer(h *harness.H, shop shelves.Shop) ([]string, error) {
 		}
 		return books, nil
 	})
+	spins := spinning(h, crowd)
 	err := crowd.Wait()
 	runtime.SetBlockProfileRate(0)
 	if err != nil {
@@ -207,12 +236,41 @@ func hammer(h *harness.H, shop shelves.Shop) ([]string, error) {
 	if n := failed.Load(); n > 0 {
 		return []string{fmt.Sprintf("and %d hits did not get the list", n)}, nil
 	}
-	return blockedAlone(h.Dir()), nil
+	return append(blockedAlone(h.Dir()), spins...), nil
+}
+
+// spinning looks at the hitters while they run and says where one was
+// seen yielding in the student's code: a spin lock that waits for another
+// hit in a loop around runtime.Gosched, which no profile records. A hit
+// that shares never yields, so this finds only waits; it may miss a spin
+// lock whose waits are too short to be seen.
+func spinning(h *harness.H, crowd *harness.Crowd[[]string]) []string {
+	seen := map[string]int{}
+	for look := 0; look < 400 && !crowd.Done(); look++ {
+		for _, g := range snapshot() {
+			if !visitor(g) || !slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == "runtime.Gosched" }) {
+				continue
+			}
+			if f, ok := g.In(h.Dir()); ok {
+				seen[stack.Where(f, check.Module)]++
+			}
+		}
+		runtime.Gosched()
+	}
+	var where []string
+	for place, n := range seen {
+		where = append(where, fmt.Sprintf("%s spinning around runtime.Gosched (seen %d times)", place, n))
+	}
+	slices.Sort(where)
+	return where
 }
 
 // blockedAlone reads the block profile for waits of the hammer's hitters
-// in sync.Mutex.Lock or sync.RWMutex.Lock, made from the package directory
-// dir.
+// made from the package directory dir: on a lock taken alone
+// (sync.Mutex.Lock, the write side of an RWMutex), on a channel (a
+// one-token channel used as a mutex, a request to an owner goroutine that
+// serves hits one at a time), or on a sync.Cond. With only hits running,
+// a hit that waits at all waits for another hit, whatever the primitive.
 func blockedAlone(dir string) []string {
 	var recs []runtime.BlockProfileRecord
 	for n := 64; ; n *= 2 {
@@ -225,29 +283,43 @@ func blockedAlone(dir string) []string {
 	var where []string
 	for _, r := range recs {
 		frames := runtime.CallersFrames(r.Stack())
-		lock, place, hitter := "", "", false
+		var waits []string
+		place, hitter := "", false
 		for {
 			f, more := frames.Next()
 			hitter = hitter || strings.HasPrefix(f.Function, hammerFunc)
-			switch f.Function {
-			case "sync.(*Mutex).Lock":
-				lock = "sync.Mutex.Lock"
-			case "sync.(*RWMutex).Lock":
-				lock = "sync.RWMutex.Lock"
+			if w, ok := waitNames[f.Function]; ok {
+				waits = append(waits, w)
 			}
-			if lock != "" && place == "" && inDir(f.File, dir) {
-				place = fmt.Sprintf("%s in %s (%d times)", stack.Where(stack.Frame{File: f.File, Line: f.Line}, check.Module), lock, r.Count)
+			if len(waits) > 0 && place == "" && inDir(f.File, dir) {
+				place = stack.Where(stack.Frame{File: f.File, Line: f.Line}, check.Module)
 			}
 			if !more {
 				break
 			}
 		}
 		if place != "" && hitter {
-			where = append(where, place)
+			// The outermost wait names what the student called: an
+			// RWMutex's Lock waits inside a Mutex's Lock.
+			where = append(where, fmt.Sprintf("%s in %s (%d times)", place, waits[len(waits)-1], r.Count))
 		}
 	}
 	slices.Sort(where)
 	return where
+}
+
+// waitNames names the runtime's and the sync package's waits as goroutine
+// states do. A read lock is not among them: with only hits running it
+// waits only behind a hit that takes the write side, which is named.
+var waitNames = map[string]string{
+	"sync.(*Mutex).Lock":     "sync.Mutex.Lock",
+	"sync.(*RWMutex).Lock":   "sync.RWMutex.Lock",
+	"sync.(*Cond).Wait":      "sync.Cond.Wait",
+	"sync.(*WaitGroup).Wait": "sync.WaitGroup.Wait",
+	"runtime.chanrecv1":      "chan receive",
+	"runtime.chanrecv2":      "chan receive",
+	"runtime.chansend1":      "chan send",
+	"runtime.selectgo":       "select",
 }
 
 // hammerFunc names hammer, whose closure every hitter runs.

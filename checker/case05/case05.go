@@ -31,8 +31,12 @@ var Case = check.Case{
 			Catches: "waiters that cannot be cancelled: parked in sync.Mutex.Lock, or on a done channel without ctx.Done()"},
 		{ID: "starter-gives-up", Name: "when the visitor who started the query gives up, the others still get the list from that one query",
 			Catches: "a query run on its starter's context, so that one impatient visitor cancels it for everyone"},
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close"},
+		{ID: "once", Name: "with the database up, the query runs once and later visitors are served from the cache",
+			Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a flight whose answer is never cached"},
+		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf has its own flight and its own list",
+			Catches: "carried over from case 1: a flight table keyed by something other than the shelf (one flight for all, a hash modulo a few slots)"},
+		{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
+			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"},
 	},
 	Hints: []string{
 		"Run it and follow the first visitor: it gets the error and returns. Which line does it skip on its way out, and who was waiting for that line?",
@@ -60,7 +64,19 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"panic":            func(h *harness.H) check.Verdict { return Panics(h, mk) },
 			"give-up":          func(h *harness.H) check.Verdict { return GiveUp(h, mk) },
 			"starter-gives-up": func(h *harness.H) check.Verdict { return StarterGivesUp(h, mk) },
-			"race":             func(h *harness.H) check.Verdict { return shelves.Busy(h, mk) },
+			"once":             func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
+			"two-shelves":      func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
+			"race":             func(h *harness.H) check.Verdict { return Race(h, mk) },
 		},
 	}
+}
+
+// Race runs the race detector's workloads: the healthy ones of case 1, then
+// a database whose queries fail and panic under crowds of visitors, and
+// comes back.
+func Race(h *harness.H, newShop shelves.New) check.Verdict {
+	if v := shelves.Busy(h, newShop); !v.Pass {
+		return v
+	}
+	return shelves.Failing(h, newShop, shelves.Faults{Crowds: true, Panics: true})
 }

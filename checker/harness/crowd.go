@@ -45,8 +45,9 @@ type slot[T any] struct {
 	returned atomic.Bool
 }
 
-// Visit starts n visitors. Visitor i calls visit(ctx, i). Panics are
-// caught and kept with the student's line.
+// Visit starts n visitors. Visitor i calls visit(ctx, i) with a context of
+// its own, cancelled once the call returns. Panics are caught and kept with
+// the student's line.
 func Visit[T any](h *H, n int, visit func(ctx context.Context, i int) (T, error)) *Crowd[T] {
 	c := &Crowd[T]{h: h, n: n, done: make(chan struct{}), slots: make([]slot[T], n), started: make([]atomic.Bool, n)}
 	c.left.Store(int64(n))
@@ -71,9 +72,15 @@ func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 			close(c.done)
 		}
 	}()
+	// Each visitor has a context of its own, as each request to a server
+	// does, ended when its call returns. Code that keys its flights by the
+	// context, or shares one visitor's context with the others, shows here
+	// as it would in the shop.
+	ctx, cancel := context.WithCancel(c.h.ctx)
+	defer cancel()
 	s.id.Store(int64(goroutineID()))
 	c.started[i].Store(true)
-	s.out.Value, s.out.Err = visit(c.h.ctx, i)
+	s.out.Value, s.out.Err = visit(ctx, i)
 }
 
 // goroutineID returns the calling goroutine's id, read from its stack.

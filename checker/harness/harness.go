@@ -225,6 +225,7 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 	s := &Stuck{Why: why}
 	count, states := map[string]int{}, map[string]int{}
 	var order []string
+	spinning, held := false, false
 	for _, g := range gs {
 		if !pick(g) {
 			continue
@@ -235,18 +236,29 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 			where = stack.Where(f, check.Module)
 		}
 		place := "stuck at " + where + " in " + g.State
-		if running(g.State) {
+		switch {
+		case running(g.State):
 			s.Busy = true
 			if !mine {
 				continue // a visitor the scheduler has not reached yet: noise
 			}
 			place = "still running near " + where
+			if calls(g, "runtime.Gosched") {
+				place = "spinning at " + where + " (a loop around runtime.Gosched)"
+				spinning = true
+			}
+		case atGate(g):
+			// The query the check holds on purpose: the student's db.Top
+			// call, not a select of theirs.
+			place = "in the database query called at " + where + ", which the checker holds"
+			held = true
+		default:
+			states[g.State]++
 		}
 		if count[place] == 0 {
 			order = append(order, place)
 		}
 		count[place]++
-		states[g.State]++
 	}
 	// Running goroutines first: a loop that never ends is the cause, and
 	// the goroutines waiting behind it are the effect.
@@ -263,6 +275,9 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 		cause = "running"
 	}
 	s.Hint = likelyCause(cause)
+	if s.Busy && (spinning || held) {
+		s.Hint = "busy-waiting: the visitors spin while the query runs instead of waiting for it; wait on a channel, a lock or a sync.Cond instead"
+	}
 	if printing(gs, pick) {
 		s.Hint = "output: the code prints so much that the checks cannot finish; remove the debug printing"
 	}
@@ -282,6 +297,18 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// atGate reports whether g is waiting at one of the checker's gates, inside
+// a database query that a check holds.
+func atGate(g stack.Goroutine) bool { return calls(g, gateWait) }
+
+// calls reports whether fn is on g's stack.
+func calls(g stack.Goroutine, fn string) bool {
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == fn })
+}
+
+// gateWait names Gate.Wait as stacks show it.
+const gateWait = check.Module + "/checker/harness.(*Gate).Wait"
 
 // isVisitor reports whether g is one of a crowd's visitors.
 func isVisitor(g stack.Goroutine) bool {

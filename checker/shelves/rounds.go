@@ -115,10 +115,11 @@ func OneRound(h *harness.H, newShop New) check.Verdict {
 	case rounds == 0:
 		return check.Failed(figure, "the list must come from the database, once")
 	case rounds == 1:
+		v := check.Passed(fmt.Sprintf("1 round of queries, %d queries in it", sizes[0]))
 		if sizes[0] == 1 {
-			return check.Passed("1 round of queries, 1 query in it")
+			v = check.Passed("1 round of queries, 1 query in it")
 		}
-		return check.Passed(fmt.Sprintf("1 round of queries, %d queries in it", sizes[0]))
+		return after(v, Later(h, shop, db, catalog.Bestsellers))
 	}
 	later := 0
 	for _, n := range sizes[1:] {

@@ -33,7 +33,7 @@ const SameLockRounds = 200
 // round; the mistake is caught in the rounds where the schedule lets it
 // show (on one processor, it may never show).
 func SameLock(h *harness.H, newShop New) check.Verdict {
-	shelves := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
+	shelves := catalog.Shelves()
 	n := max(2, runtime.GOMAXPROCS(0))
 	for round := range SameLockRounds {
 		shelf := shelves[round%len(shelves)]

@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
@@ -32,21 +35,6 @@ func top(s Shop, shelf string) func(context.Context, int) ([]string, error) {
 	return func(ctx context.Context, _ int) ([]string, error) { return s.Top(ctx, shelf) }
 }
 
-// Burst starts n visitors for one shelf on a fresh shop whose database
-// holds every query of that shelf at a gate. It waits until they have
-// settled, opens the gate, and waits until they have all returned.
-func Burst(h *harness.H, newShop New, n int, shelf string) (*catalog.DB, *harness.Crowd[[]string], error) {
-	gate := harness.NewGate()
-	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(shelf)))
-	crowd := harness.Visit(h, n, top(newShop(db), shelf))
-	if err := crowd.Settle(); err != nil {
-		gate.Open()
-		return db, crowd, err
-	}
-	gate.Open()
-	return db, crowd, crowd.Wait()
-}
-
 // Stuck turns an error from the harness into a failing verdict that says
 // where the visitors are stuck.
 func Stuck(err error) check.Verdict {
@@ -56,14 +44,103 @@ func Stuck(err error) check.Verdict {
 	return v
 }
 
-// Served checks that every visitor of a burst gets the database's list.
-// It catches waiters that return nothing, an error, or a list of their own.
+// Linger keeps the scene as it is on the real clock for the story's query
+// time, catalog.QueryCost, and then waits for the process to settle again.
+// A check calls it with a query held at its gate and the crowd settled, so
+// that a visitor who acts on a timer shorter than the story's query (gives
+// up, queries the database itself, polls a lock for a while) is seen
+// acting. It is the only real time a check spends on purpose, once per
+// scene; no verdict is read from a clock: the check counts what the
+// visitors did by then.
+func Linger(h *harness.H) error {
+	t := time.NewTimer(catalog.QueryCost)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-h.Context().Done():
+		return h.Context().Err()
+	}
+	return h.Settled(func() bool { return true })
+}
+
+// Served checks that every visitor of a burst gets the database's list,
+// waiting as long as the query takes, and that visitors who come after the
+// burst, served from the cache, get it too. It catches waiters that give
+// up and return nothing, an error or a list of their own, and hits that
+// return something other than what was cached.
 func Served(h *harness.H, newShop New) check.Verdict {
-	_, crowd, err := Burst(h, newShop, Visitors, catalog.Bestsellers)
+	gate := harness.NewGate()
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.Bestsellers)))
+	shop := newShop(db)
+	crowd := harness.Visit(h, Visitors, top(shop, catalog.Bestsellers))
+	err := crowd.Settle()
+	if err == nil {
+		err = Linger(h)
+	}
+	early := crowd.Outcomes() // whoever returned while the query was held
+	gate.Open()
+	if err == nil {
+		err = crowd.Wait()
+	}
 	if err != nil {
 		return Stuck(err)
 	}
-	return AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers))
+	for i, o := range early {
+		if o.Returned && o.Panic == "" {
+			return check.Failed(fmt.Sprintf("%d of %d", Visitors-returned(early), Visitors), fmt.Sprintf(
+				"visitor %d stopped waiting while the query was still running and returned %q, error %v: "+
+					"the story's query takes %.1f s, and a waiter must wait for it however long it takes",
+				i+1, o.Value, o.Err, catalog.QueryCost.Seconds()))
+		}
+	}
+	v := AllGot(crowd.Outcomes(), catalog.Books(catalog.Bestsellers))
+	if !v.Pass {
+		return v
+	}
+	return after(v, Later(h, shop, db, catalog.Bestsellers))
+}
+
+// returned counts the outcomes of visitors who have returned.
+func returned(outs []harness.Outcome[[]string]) int {
+	n := 0
+	for _, o := range outs {
+		if o.Returned {
+			n++
+		}
+	}
+	return n
+}
+
+// LaterVisitors is how many visitors per shelf Later sends.
+const LaterVisitors = 10
+
+// Later sends visitors for the given shelves after their bursts were
+// served, all at once, and checks that each gets its shelf's list from the
+// cache: the database answers no more queries. It catches code that
+// coalesces a burst but never fills the cache, and hits that return
+// something other than the database's list (an empty copy, a result never
+// set).
+func Later(h *harness.H, shop Shop, db *catalog.DB, shelves ...string) check.Verdict {
+	before := db.TotalQueries()
+	crowd := harness.Visit(h, LaterVisitors*len(shelves), func(ctx context.Context, i int) ([]string, error) {
+		return shop.Top(ctx, shelves[i%len(shelves)])
+	})
+	if err := crowd.Wait(); err != nil {
+		return Stuck(err)
+	}
+	for i, o := range crowd.Outcomes() {
+		shelf := shelves[i%len(shelves)]
+		if v := AllGot([]harness.Outcome[[]string]{o}, catalog.Books(shelf)); !v.Pass {
+			return check.Failed("", fmt.Sprintf("after the burst was served, a later visitor for %s: %s",
+				shelf, strings.Replace(v.Message, "visitor 1", "the visitor", 1)))
+		}
+	}
+	if more := db.TotalQueries() - before; more > 0 {
+		return check.Failed(fmt.Sprintf("%d more queries", more), fmt.Sprintf(
+			"after the burst was served, %d later visitors came and the database answered %d more queries: "+
+				"the list must be kept in the cache once it has been fetched", LaterVisitors*len(shelves), more))
+	}
+	return check.Passed(fmt.Sprintf("%d later visitors served from the cache", LaterVisitors*len(shelves)))
 }
 
 // AllGot checks that every outcome is the want list, and says what the
@@ -96,15 +173,23 @@ func cmp(first, s string) string {
 	return s
 }
 
-// QueriedOnce checks that a burst of visitors makes one query. It catches
-// the stampede itself (one query per visitor) and the lock without a second
-// look (the waiters query one after another).
+// QueriedOnce checks that a burst of visitors makes one query, however
+// long it takes, and that visitors who come after it are served from the
+// cache. It catches the stampede itself (one query per visitor), the lock
+// without a second look (the waiters query one after another), waiters who
+// give up on a timer and query the database themselves, and code that
+// coalesces the burst but never fills the cache.
 func QueriedOnce(h *harness.H, newShop New) check.Verdict {
 	gate := harness.NewGate()
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.Bestsellers)))
-	crowd := harness.Visit(h, Visitors, top(newShop(db), catalog.Bestsellers))
+	shop := newShop(db)
+	crowd := harness.Visit(h, Visitors, top(shop, catalog.Bestsellers))
 	err := crowd.Settle()
 	together := db.Queries(catalog.Bestsellers) // in the database at once, before the gate opens
+	if err == nil {
+		err = Linger(h)
+	}
+	lingered := db.Queries(catalog.Bestsellers) // and once the query had run for its story time
 	gate.Open()
 	if err == nil {
 		err = crowd.Wait()
@@ -114,8 +199,23 @@ func QueriedOnce(h *harness.H, newShop New) check.Verdict {
 	}
 	n := db.Queries(catalog.Bestsellers)
 	v := once(n, crowd.Panicked())
-	if n > 1 && together == 1 {
+	switch {
+	case n > 1 && lingered > together:
+		v.Message += fmt.Sprintf(": %d visitors stopped waiting while the first query ran and asked the database themselves "+
+			"(the story's query takes %.1f s; a waiter must wait for it, however long it takes)", lingered-together, catalog.QueryCost.Seconds())
+	case n > 1 && together == 1:
 		v.Message += ", one after another: the lock works, but each waiter queries again once it has the lock (look at the cache again under the lock)"
+	}
+	if !v.Pass {
+		return v
+	}
+	return after(v, Later(h, shop, db, catalog.Bestsellers))
+}
+
+// after returns v, or later when later failed.
+func after(v, later check.Verdict) check.Verdict {
+	if !later.Pass {
+		return later
 	}
 	return v
 }
@@ -133,85 +233,146 @@ func once(n int, panicked string) check.Verdict {
 	return check.Passed(figure)
 }
 
-// EachShelfOnce checks that with two shelves asked for at once, each shelf
-// is queried once. It catches single-flight that forgets the key (one
-// flight for every shelf, whose waiters then get the wrong list or query
-// again) and a lock per key that still stampedes.
+// PerShelf is how many visitors EachShelfOnce sends for each shelf.
+const PerShelf = 3
+
+// EachShelfOnce checks that with every shelf of the shop asked for at
+// once, each shelf is queried once and each visitor gets its own shelf's
+// list, then and from the cache afterwards. It catches single-flight that
+// forgets the key (one flight for every shelf, whose waiters then get the
+// wrong list or query again), a table of flights or locks with fewer slots
+// than shelves (a slot per name length, a hash modulo a small number: the
+// shop's sixteen shelves share slots under any such table with fewer than
+// sixteen), and a lock per key that still stampedes.
 //
 // The shelves' queries are held at separate gates, opened one at a time
 // with the process settled in between, so that the verdict does not depend
 // on which shelf's query finishes first.
 func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
-	shelves := []string{catalog.Bestsellers, catalog.NewReleases}
-	gates := []*harness.Gate{harness.NewGate(), harness.NewGate()}
+	names := catalog.Shelves()
+	gates := make(map[string]*harness.Gate, len(names))
+	for _, name := range names {
+		gates[name] = harness.NewGate()
+	}
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(ctx context.Context, shelf string) error {
-		return gates[slices.Index(shelves, shelf)].Wait(ctx)
+		return gates[shelf].Wait(ctx)
 	}))
 	shop := newShop(db)
-	crowd := harness.Visit(h, Visitors, func(ctx context.Context, i int) ([]string, error) {
-		return shop.Top(ctx, shelves[i%2])
+	crowd := harness.Visit(h, PerShelf*len(names), func(ctx context.Context, i int) ([]string, error) {
+		return shop.Top(ctx, names[i%len(names)])
 	})
 	err := crowd.Settle()
-	if err == nil {
-		gates[0].Open()
+	for _, name := range names {
+		if err != nil {
+			break
+		}
+		gates[name].Open()
 		err = h.Settled(func() bool { return true })
 	}
-	gates[0].Open()
-	gates[1].Open()
+	for _, g := range gates {
+		g.Open()
+	}
 	if err == nil {
 		err = crowd.Wait()
 	}
 	if err != nil {
 		return Stuck(err)
 	}
-	b, n := db.Queries(shelves[0]), db.Queries(shelves[1])
-	figure := fmt.Sprintf("bestsellers %d, new releases %d", b, n)
 	if p := crowd.Panicked(); p != "" {
-		return check.Failed(figure, "a visitor's call panicked: "+p)
+		return check.Failed("", "a visitor's call panicked: "+p)
 	}
 	for i, o := range crowd.Outcomes() {
-		if want := catalog.Books(shelves[i%2]); o.Err != nil || !slices.Equal(o.Value, want) {
-			return check.Failed(figure, fmt.Sprintf("a visitor who asked for %s got %q (error: %v)", shelves[i%2], o.Value, o.Err))
+		if want := catalog.Books(names[i%len(names)]); o.Err != nil || !slices.Equal(o.Value, want) {
+			return check.Failed("", fmt.Sprintf("%d shelves asked for at once: a visitor who asked for %s got %q (error: %v)",
+				len(names), names[i%len(names)], o.Value, o.Err))
 		}
 	}
-	if b != 1 || n != 1 {
-		return check.Failed(figure, "each shelf should be queried exactly once")
+	var wrong []string
+	for _, name := range names {
+		if q := db.Queries(name); q != 1 {
+			wrong = append(wrong, fmt.Sprintf("%s %d", name, q))
+		}
 	}
-	return check.Passed(figure)
+	if len(wrong) > 0 {
+		return check.Failed(fmt.Sprintf("%d of %d shelves not queried once", len(wrong), len(names)), fmt.Sprintf(
+			"%d visitors asked for %d shelves at once, and each shelf should be queried exactly once; queries: %s",
+			PerShelf*len(names), len(names), strings.Join(wrong, ", ")))
+	}
+	v := check.Passed(fmt.Sprintf("%d shelves, each queried once", len(names)))
+	return after(v, Later(h, shop, db, names...))
 }
 
 // Apart checks that a visitor for one shelf is not held behind another
-// shelf's slow query. It catches one lock for the whole shop.
+// shelf's slow query, for every pair of the shop's shelves. It catches one
+// lock for the whole shop, and locks shared by shelves: striped locks (a
+// hash of the name modulo a small number), or a slot per name length.
+//
+// Each scene holds one shelf's query at a gate on a fresh shop, then sends
+// one visitor for each other shelf. Every one of them must be served while
+// the query is held: a visitor still waiting once the process has settled
+// waits behind it.
 func Apart(h *harness.H, newShop New) check.Verdict {
+	names := catalog.Shelves()
+	for _, slow := range names {
+		if v := apart(h, newShop, slow, names); !v.Pass {
+			return v
+		}
+	}
+	return check.Passed(fmt.Sprintf("%d shelves, each served while any other's query ran", len(names)))
+}
+
+// apart is one scene of Apart: slow's query held, a visitor for each
+// other shelf.
+func apart(h *harness.H, newShop New, slow string, names []string) check.Verdict {
 	gate := harness.NewGate()
-	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(catalog.Bestsellers)))
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(slow)))
 	shop := newShop(db)
-	slow := harness.Visit(h, 10, top(shop, catalog.Bestsellers))
-	defer func() { gate.Open(); _ = slow.Wait() }()
-	if err := slow.Settle(); err != nil {
+	held := harness.Visit(h, 3, top(shop, slow))
+	defer func() { gate.Open(); _ = held.Wait() }()
+	if err := held.Settle(); err != nil {
 		return Stuck(err)
 	}
-	if p := slow.Panicked(); p != "" {
+	if p := held.Panicked(); p != "" {
 		return check.Failed("", "a visitor's call panicked: "+p)
 	}
-	if db.Queries(catalog.Bestsellers) == 0 {
-		return check.Failed("", "the bestseller visitors never reached the database: "+slow.Where())
+	if db.Queries(slow) == 0 {
+		return check.Failed("", fmt.Sprintf("the %s visitors never reached the database: %s", slow, held.Where()))
 	}
-	// One visitor for the other shelf while the bestseller query is held.
-	fresh := harness.Visit(h, 1, top(shop, catalog.NewReleases))
-	if err := fresh.Settle(); err != nil {
+	others := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == slow })
+	fresh := harness.Visit(h, len(others), func(ctx context.Context, i int) ([]string, error) {
+		return shop.Top(ctx, others[i])
+	})
+	err := fresh.Settle()
+	var waiting []string
+	for i, o := range fresh.Outcomes() {
+		if !o.Returned {
+			waiting = append(waiting, others[i])
+		}
+	}
+	where := ""
+	if err == nil && len(waiting) > 0 {
+		where = fresh.Where()
+	}
+	gate.Open()
+	if err == nil {
+		err = fresh.Wait()
+	}
+	if err != nil {
 		return Stuck(err)
 	}
-	if !fresh.Done() {
-		where := fresh.Where()
-		gate.Open()
-		_ = fresh.Wait()
-		return check.Failed("held behind the bestseller query", "the new-releases visitor waited for the bestseller query: "+where)
+	if len(waiting) > 0 {
+		return check.Failed(fmt.Sprintf("held behind the %s query", slow), fmt.Sprintf(
+			"while the %s query ran, the visitors for %s waited for it: %s "+
+				"(shelves that share a lock or a slot wait for each other's queries)",
+			slow, strings.Join(waiting, ", "), where))
 	}
-	if v := AllGot(fresh.Outcomes(), catalog.Books(catalog.NewReleases)); !v.Pass {
-		return v
+	for i, o := range fresh.Outcomes() {
+		if v := AllGot([]harness.Outcome[[]string]{o}, catalog.Books(others[i])); !v.Pass {
+			return check.Failed("", fmt.Sprintf("while the %s query ran, the visitor for %s: %s",
+				slow, others[i], strings.Replace(v.Message, "visitor 1", "the visitor", 1)))
+		}
 	}
-	return check.Passed("served while the bestseller query ran")
+	return check.Passed("")
 }
 
 // Busy runs visitors on several shelves at once so that the race
@@ -222,7 +383,9 @@ func Apart(h *harness.H, newShop New) check.Verdict {
 // together, so that the first looks, the lock table and the fills all
 // meet. Then warm readers: visitors read a filled shelf over and over while
 // one visitor fills another, so that a read taken without a lock overlaps
-// a write into the same map.
+// a write into the same map. A last scene makes some queries fail while
+// the others succeed (see Failing), so that the error path runs under the
+// race detector too.
 func Busy(h *harness.H, newShop New) check.Verdict {
 	shelves := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
 	for round := range 4 {
@@ -256,6 +419,93 @@ func Busy(h *harness.H, newShop New) check.Verdict {
 		if v, bad := ended(mixed); bad {
 			return v
 		}
+	}
+	return Failing(h, newShop, Faults{})
+}
+
+// Faults says how hard Failing fails the database.
+type Faults struct {
+	// Crowds sends several visitors to each failing shelf, so that the
+	// failure reaches waiters. Without it each failing shelf has one
+	// visitor: the cases before 5 need not share a failure, only survive it.
+	Crowds bool
+	// Panics makes some shelves' queries panic instead of failing.
+	Panics bool
+}
+
+// errFailing is the error of the shelves that Failing fails.
+var errFailing = errors.New("catalog: connection reset")
+
+// Failing runs the race detector's workload with a database that fails:
+// one shelf in four returns an error (and, with f.Panics, another one in
+// four panics) while the other shelves are served, all at once on one shop;
+// then, with f.Crowds, the database recovers and visitors come for every
+// shelf again. A
+// race on the error path, such as a field written when a query fails, is
+// seen as on any other. Its verdict is the race detector's; it fails here
+// only if the visitors hang, or panic on a shelf whose query did not.
+func Failing(h *harness.H, newShop New, f Faults) check.Verdict {
+	names := catalog.Shelves()
+	var down atomic.Bool
+	down.Store(true)
+	fails := func(i int) bool { return i%4 == 1 || i%4 == 3 && !f.Panics }
+	panics := func(i int) bool { return i%4 == 3 && f.Panics }
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(_ context.Context, shelf string) error {
+		i := slices.Index(names, shelf)
+		switch {
+		case !down.Load():
+		case fails(i):
+			return errFailing
+		case panics(i):
+			panic("catalog driver: connection pool closed")
+		}
+		return nil
+	}))
+	shop := newShop(db)
+	var visits []int // shelf index of each visitor
+	for i := range names {
+		n := 3
+		if (fails(i) || panics(i)) && !f.Crowds {
+			n = 1
+		}
+		for range n {
+			visits = append(visits, i)
+		}
+	}
+	crowd := harness.Visit(h, len(visits), func(ctx context.Context, v int) ([]string, error) {
+		return shop.Top(ctx, names[visits[v]])
+	})
+	if err := crowd.Wait(); err != nil {
+		var st *harness.Stuck
+		if errors.As(err, &st) && !st.Busy {
+			// A lock or a flight that a failure leaves behind is not a
+			// race: the checks of failures (case 5) name it. What ran is
+			// the race detector's to judge.
+			return check.Passed("visitors left waiting after a failure")
+		}
+		return check.Failed("", "with some queries failing: "+Stuck(err).Message)
+	}
+	for v, o := range crowd.Outcomes() {
+		if o.Panic != "" && !panics(visits[v]) {
+			return check.Failed("", fmt.Sprintf("with some queries failing, a visitor for %s panicked: %s", names[visits[v]], o.Panic))
+		}
+	}
+	if !f.Crowds {
+		return check.Passed("") // surviving a failure is case 5's lesson
+	}
+	down.Store(false)
+	again := harness.Visit(h, 2*len(names), func(ctx context.Context, i int) ([]string, error) {
+		return shop.Top(ctx, names[i%len(names)])
+	})
+	if err := again.Wait(); err != nil {
+		var st *harness.Stuck
+		if errors.As(err, &st) && !st.Busy {
+			return check.Passed("visitors left waiting after a failure")
+		}
+		return check.Failed("", "after some queries had failed, the next visitors: "+Stuck(err).Message)
+	}
+	if p := again.Panicked(); p != "" {
+		return check.Failed("", "after some queries had failed, a visitor's call panicked: "+p)
 	}
 	return check.Passed("")
 }

@@ -8,6 +8,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -127,4 +128,24 @@ var shelves = map[string][]string{
 	StaffPicks: {
 		"The Clockmaker's Daughter", "Field Notes on Rain", "Harbour Lights",
 	},
+	// The shelves below are the rest of the shop. The stories use the three
+	// above; the checks use them all, so that a table that gives two shelves
+	// one slot (by the name's length, or a hash modulo a small number) is
+	// caught sharing it.
+	"poetry":         {"Tide Tables", "Small Hours"},
+	"sci-fi":         {"The Ninth Orbit", "Rust Moon"},
+	"travel":         {"Slow Trains East", "The Salt Road"},
+	"history":        {"The Ledger of Ghent", "Bread and Iron"},
+	"science":        {"The Patient Cell", "Counting Stars"},
+	"crime":          {"A Quiet Alibi", "The Canal Murders"},
+	"kids":           {"Otter Goes Sailing", "The Sleepy Dragon"},
+	"art":            {"Blue Period", "Drawing Light"},
+	"cookbooks":      {"One Pot Winters", "The Bread Year"},
+	"biography":      {"A Life in Maps", "The Lighthouse Keeper"},
+	"classics":       {"The Mill Pond", "Seven Sisters"},
+	"graphic-novels": {"Inkwell City", "The Paper Knight"},
+	"local-authors":  {"Harbour Streets", "Fog on the Green"},
 }
+
+// Shelves returns the name of every shelf the database holds, sorted.
+func Shelves() []string { return slices.Sorted(maps.Keys(shelves)) }
