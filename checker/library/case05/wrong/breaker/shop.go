@@ -10,6 +10,7 @@ package breaker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"stampede/shop/catalog"
@@ -60,8 +61,17 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	f = &flight{done: make(chan struct{})}
 	s.flights[shelf] = f
 	s.mu.Unlock()
+	s.fly(ctx, shelf, f)
+	return f.books, f.err
+}
 
+// fly runs the query, counts a failure or resets the count, and lands the
+// flight.
+func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 	defer func() {
+		if r := recover(); r != nil {
+			f.books, f.err = nil, fmt.Errorf("query %s panicked: %v", shelf, r)
+		}
 		s.mu.Lock()
 		if f.err == nil {
 			s.cache[shelf] = f.books
@@ -74,5 +84,4 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		close(f.done)
 	}()
 	f.books, f.err = s.db.Top(context.WithoutCancel(ctx), shelf)
-	return f.books, f.err
 }

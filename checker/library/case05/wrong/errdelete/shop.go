@@ -51,7 +51,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	f := &flight{done: make(chan struct{})}
 	s.flights[shelf] = f
 	s.mu.Unlock()
+	s.fly(context.WithoutCancel(ctx), shelf, f)
+	return f.books, f.err
+}
 
+// fly runs the query and lands the flight.
+func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 	defer close(f.done)
 	defer func() {
 		if r := recover(); r != nil {
@@ -66,6 +71,5 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		delete(s.flights, shelf)
 		s.mu.Unlock()
 	}()
-	f.books, f.err = s.db.Top(context.WithoutCancel(ctx), shelf)
-	return f.books, f.err
+	f.books, f.err = s.db.Top(ctx, shelf)
 }

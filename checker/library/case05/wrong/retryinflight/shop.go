@@ -52,7 +52,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	f := &flight{done: make(chan struct{})}
 	s.flights[shelf] = f
 	s.mu.Unlock()
+	s.fly(context.WithoutCancel(ctx), shelf, f)
+	return f.books, f.err
+}
 
+// fly runs the query and lands the flight.
+func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 	defer func() {
 		if r := recover(); r != nil {
 			f.books, f.err = nil, fmt.Errorf("panic: %v", r)
@@ -65,12 +70,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		s.mu.Unlock()
 		close(f.done)
 	}()
-	qctx := context.WithoutCancel(ctx)
 	for i := 0; i < attempts; i++ {
-		f.books, f.err = s.db.Top(qctx, shelf)
+		f.books, f.err = s.db.Top(ctx, shelf)
 		if f.err == nil {
 			break
 		}
 	}
-	return f.books, f.err
 }

@@ -52,7 +52,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	f := &flight{done: make(chan struct{})}
 	s.flights[shelf] = f
 	s.mu.Unlock()
+	s.fly(context.WithoutCancel(ctx), shelf, f)
+	return f.books, f.err
+}
 
+// fly runs the query and lands the flight.
+func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 	defer func() {
 		if r := recover(); r != nil {
 			f.books, f.err = nil, fmt.Errorf("panic: %v", r)
@@ -65,6 +70,5 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		s.mu.Unlock()
 		close(f.done)
 	}()
-	f.books, f.err = s.db.Top(context.WithoutCancel(ctx), shelf)
-	return f.books, f.err
+	f.books, f.err = s.db.Top(ctx, shelf)
 }
