@@ -35,6 +35,8 @@ var Case = check.Case{
 			Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a flight whose answer is never cached"},
 		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf has its own flight and its own list",
 			Catches: "carried over from case 1: a flight table keyed by something other than the shelf (one flight for all, a hash modulo a few slots)"},
+		{ID: "apart", Name: "no shelf waits for another shelf's query",
+			Catches: "carried over from case 2: a lock held across the query that several shelves share, such as one query at a time for the whole shop"},
 		{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
 			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"},
 	},
@@ -66,6 +68,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"starter-gives-up": func(h *harness.H) check.Verdict { return StarterGivesUp(h, mk) },
 			"once":             func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
 			"two-shelves":      func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
+			"apart":            func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":             func(h *harness.H) check.Verdict { return Race(h, mk) },
 		},
 	}
