@@ -7,9 +7,14 @@ package library
 // and its load; on one processor none do.
 const sameInstant = "two locks for one shelf appear only when two visitors reach the table at the same instant, which the schedule decides"
 
+// A waiter on a timer of its own acts in the checks that hold the query
+// for its story time, every run; in the others it acts only if the scene,
+// on a loaded machine, happens to last longer than its timer.
+const realTime = "a waiter acts on its own timer (100-120 ms of real time) only if the scene lasts that long, which the machine's load decides"
+
 var _ = register(2,
 	entry{dir: "shipped", fails: []string{"apart"}},
-	entry{dir: "wrong/freshlock", fails: []string{"same-lock", "two-shelves"}},
+	entry{dir: "wrong/freshlock", fails: []string{"same-lock", "two-shelves", "once"}},
 	entry{dir: "wrong/splitcreate", maybe: map[string]string{
 		"same-lock":   sameInstant,
 		"two-shelves": sameInstant,
@@ -24,12 +29,16 @@ var _ = register(2,
 		"apart":       "the same",
 	}},
 	entry{dir: "wrong/keyless", fails: []string{"two-shelves", "apart"}},
-	entry{dir: "wrong/nosecondlook", fails: []string{"two-shelves"}},
+	entry{dir: "wrong/nosecondlook", fails: []string{"two-shelves", "once"}},
 	entry{dir: "wrong/stripes", fails: []string{"apart"}},
 	entry{dir: "wrong/lengthslots", fails: []string{"apart"}},
-	entry{dir: "wrong/chanlockfallback", fails: []string{"once"}},
+	entry{dir: "wrong/chanlockfallback", fails: []string{"once"}, maybe: map[string]string{
+		"two-shelves": realTime,
+		"same-lock":   realTime,
+	}},
 	entry{dir: "wrong/busyerror", fails: []string{"served"}, maybe: map[string]string{
-		"two-shelves": "a waiter gives up after 120 ms of real time, which the sixteen gates, opened one by one, may or may not take",
+		"two-shelves": realTime,
+		"same-lock":   realTime,
 	}},
 	entry{dir: "right/refcount"},
 	entry{dir: "right/perkey"},

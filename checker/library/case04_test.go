@@ -13,9 +13,9 @@ var _ = register(4,
 	entry{dir: "wrong/secondlookunguarded", fails: []string{"race"}},
 	entry{dir: "wrong/chanlock", fails: []string{"hits-shared"}},
 	entry{dir: "wrong/ownerhits", fails: []string{"hits-shared"}},
-	entry{dir: "wrong/casspin", maybe: map[string]string{
-		"hits-shared": "a spin lock is seen only when a look at the goroutines catches a hit yielding in it",
-	}},
+	// Seen spinning 160-odd times a run on two loaded cores; a run with
+	// none would need every one of up to 400 looks to miss them all.
+	entry{dir: "wrong/casspin", fails: []string{"hits-shared"}},
 	entry{dir: "wrong/rlockquery", fails: []string{"hit-apart", "apart"}},
 	entry{dir: "wrong/emptycopy", fails: []string{"served", "once", "two-shelves", "hit-apart", "hits-shared", "race"}},
 	entry{dir: "wrong/globalfill", fails: []string{"apart", "hit-apart"}},

@@ -3,8 +3,7 @@
 // yielding while another goroutine holds it, so hits wait for each other,
 // and no profile of locks or channels ever records the wait.
 //
-// Verdict: may fail "hits-shared": the spinning is seen only when a look
-// at the goroutines catches a hit yielding, which the schedule decides.
+// Verdict: fails "hits-shared" (hits seen spinning in runtime.Gosched).
 package casspin
 
 import (
