@@ -95,6 +95,17 @@ func (h *H) Watch(done <-chan struct{}, limit time.Duration) error {
 	}
 }
 
+// Asleep reports whether a crowd's visitor is asleep (in time.Sleep) in
+// the implementation's code: a polling loop, between two looks.
+func (h *H) Asleep() bool {
+	for _, g := range h.others() {
+		if g.State == "sleep" && isVisitor(g) && h.mine(g) {
+			return true
+		}
+	}
+	return false
+}
+
 // mine reports whether g runs the implementation's code.
 func (h *H) mine(g stack.Goroutine) bool { return g.Has(h.dir) }
 
