@@ -333,9 +333,9 @@ func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
 // hash of the name modulo a small number), or a slot per name length.
 //
 // Each scene holds one shelf's query at a gate on a fresh shop, then sends
-// one visitor for each other shelf. Every one of them must be served while
-// the query is held: a visitor still waiting once the process has settled
-// waits behind it.
+// one visitor for each other shelf. Every one of them must reach its own
+// query while the first is held: a visitor that has not, once the process
+// has settled, waits behind it.
 func Apart(h *harness.H, newShop New) check.Verdict {
 	names := storyFirst(catalog.Shelves())
 	for _, slow := range names {
@@ -354,14 +354,41 @@ func storyFirst(names []string) []string {
 	return append(story, rest...)
 }
 
+// errSceneOver ends the queries an Apart scene held, once it has seen
+// what it came to see.
+var errSceneOver = errors.New("catalog: connection closed")
+
 // apart is one scene of Apart: slow's query held, a visitor for each
-// other shelf.
+// other shelf, whose queries are held too. A visitor that has reached its
+// own query once the process has settled did not wait for slow's; one
+// that has neither reached it nor returned waits behind it. The scene ends
+// by failing every held query, not by letting them fill the cache at once:
+// the verdict is already known, and fifteen fills side by side would crash
+// a shop whose map has no guard (case 4 as shipped) in some runs and not
+// others.
 func apart(h *harness.H, newShop New, slow string, names []string) check.Verdict {
 	gate := harness.NewGate()
-	db := catalog.New(catalog.WithCost(0), catalog.WithHook(gate.Hold(slow)))
+	var over atomic.Bool
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(ctx context.Context, _ string) error {
+		if err := gate.Wait(ctx); err != nil {
+			return err
+		}
+		if over.Load() {
+			return errSceneOver
+		}
+		return nil
+	}))
 	shop := newShop(db)
 	held := harness.Visit(h, 3, top(shop, slow))
-	defer func() { gate.Open(); _ = held.Wait() }()
+	var fresh *harness.Crowd[[]string]
+	defer func() {
+		over.Store(true)
+		gate.Open()
+		_ = held.Wait()
+		if fresh != nil {
+			_ = fresh.Wait()
+		}
+	}()
 	if err := held.Settle(); err != nil {
 		return Stuck(err)
 	}
@@ -372,47 +399,35 @@ func apart(h *harness.H, newShop New, slow string, names []string) check.Verdict
 		return check.Failed("", fmt.Sprintf("the %s visitors never reached the database: %s", slow, held.Where()))
 	}
 	others := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == slow })
-	fresh := harness.Visit(h, len(others), func(ctx context.Context, i int) ([]string, error) {
+	fresh = harness.Visit(h, len(others), func(ctx context.Context, i int) ([]string, error) {
 		return shop.Top(ctx, others[i])
 	})
-	err := fresh.Settle()
+	if err := fresh.Settle(); err != nil {
+		return Stuck(err)
+	}
+	if p := fresh.Panicked(); p != "" {
+		return check.Failed("", "a visitor's call panicked: "+p)
+	}
 	var waiting []string
 	for i, o := range fresh.Outcomes() {
-		if !o.Returned {
+		if !o.Returned && db.Queries(others[i]) == 0 {
 			waiting = append(waiting, others[i])
 		}
 	}
-	where := ""
-	if err == nil && len(waiting) > 0 {
-		where = fresh.Where()
+	if len(waiting) == 0 {
+		return check.Passed("")
 	}
-	gate.Open()
-	if err == nil {
-		err = fresh.Wait()
+	who := "the visitor for " + strings.Join(waiting, " and ")
+	switch {
+	case len(waiting) == len(others):
+		who = fmt.Sprintf("the visitors for all %d other shelves", len(others))
+	case len(waiting) > 2:
+		who = fmt.Sprintf("the visitors for %d other shelves (%s, ...)", len(waiting), strings.Join(waiting[:2], ", "))
 	}
-	if err != nil {
-		return Stuck(err)
-	}
-	if len(waiting) > 0 {
-		who := "the visitor for " + strings.Join(waiting, " and ")
-		switch {
-		case len(waiting) == len(others):
-			who = fmt.Sprintf("the visitors for all %d other shelves", len(others))
-		case len(waiting) > 2:
-			who = fmt.Sprintf("the visitors for %d other shelves (%s, ...)", len(waiting), strings.Join(waiting[:2], ", "))
-		}
-		return check.Failed(fmt.Sprintf("held behind the %s query", slow), fmt.Sprintf(
-			"while the %s query ran, %s waited for it: %s "+
-				"(shelves that share a lock or a slot wait for each other's queries)",
-			slow, who, where))
-	}
-	for i, o := range fresh.Outcomes() {
-		if v := AllGot([]harness.Outcome[[]string]{o}, catalog.Books(others[i])); !v.Pass {
-			return check.Failed("", fmt.Sprintf("while the %s query ran, the visitor for %s: %s",
-				slow, others[i], strings.Replace(v.Message, "visitor 1", "the visitor", 1)))
-		}
-	}
-	return check.Passed("")
+	return check.Failed(fmt.Sprintf("held behind the %s query", slow), fmt.Sprintf(
+		"while the %s query ran, %s waited for it and never reached the database: %s "+
+			"(shelves that share a lock or a slot wait for each other's queries)",
+		slow, who, fresh.Where()))
 }
 
 // Busy runs visitors on several shelves at once so that the race

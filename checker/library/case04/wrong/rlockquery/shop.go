@@ -6,8 +6,7 @@
 // and an RWMutex lets no new reader in while a writer waits: each hit then
 // waits for the slowest query in the shop.
 //
-// Verdict: fails "hit-apart" (a waiting writer, then the hits behind it)
-// and "apart" (a fill waits for another shelf's query).
+// Verdict: fails "hit-apart" (a waiting writer, then the hits behind it).
 package rlockquery
 
 import (
