@@ -189,9 +189,15 @@ func (c *Crowd[T]) Panicked() string {
 // the student's lines, such as "5 visitors stuck at cases/case01/shop.go:22
 // in sync.Mutex.Lock".
 func (c *Crowd[T]) Where() string {
+	return c.WhereOf(func(int) bool { return true })
+}
+
+// WhereOf says, as Where does, where the visitors that have not returned
+// are waiting, of those whose number pick chooses.
+func (c *Crowd[T]) WhereOf(pick func(i int) bool) string {
 	ids := map[int]bool{}
 	for i := range c.slots {
-		if id := c.slots[i].id.Load(); id != 0 && !c.slots[i].returned.Load() {
+		if id := c.slots[i].id.Load(); id != 0 && !c.slots[i].returned.Load() && pick(i) {
 			ids[int(id)] = true
 		}
 	}

@@ -409,9 +409,11 @@ func apart(h *harness.H, newShop New, slow string, names []string) check.Verdict
 		return check.Failed("", "a visitor's call panicked: "+p)
 	}
 	var waiting []string
+	waits := map[int]bool{}
 	for i, o := range fresh.Outcomes() {
 		if !o.Returned && db.Queries(others[i]) == 0 {
 			waiting = append(waiting, others[i])
+			waits[i] = true
 		}
 	}
 	if len(waiting) == 0 {
@@ -427,7 +429,7 @@ func apart(h *harness.H, newShop New, slow string, names []string) check.Verdict
 	return check.Failed(fmt.Sprintf("held behind the %s query", slow), fmt.Sprintf(
 		"while the %s query ran, %s waited for it and never reached the database: %s "+
 			"(shelves that share a lock or a slot wait for each other's queries)",
-		slow, who, fresh.Where()))
+		slow, who, fresh.WhereOf(func(i int) bool { return waits[i] })))
 }
 
 // Busy runs visitors on several shelves at once so that the race
