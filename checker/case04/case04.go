@@ -36,6 +36,7 @@ var Case = check.Case{
 			Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"},
 		{ID: "apart", Name: "no shelf waits for another shelf's query",
 			Catches: "carried over from case 2: one lock for the whole shop, or a shelf's lock shared with others, held across the query"},
+		nestedInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"},
 	},
@@ -66,6 +67,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
 			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return Readers(h, mk) },
+			"rlock-once":  func(h *harness.H) check.Verdict { return NestedRLock(h, mk) },
 		},
 	}
 }
