@@ -72,13 +72,17 @@ func (s *Shop) own() {
 
 func (s *Shop) fetch(ctx context.Context, shelf string) {
 	var a answer
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
-			a = answer{err: fmt.Errorf("query %s panicked: %v", shelf, r)}
+		// A panic, or runtime.Goexit (which recover does not see), ends
+		// the query without a return: the flight lands with an error.
+		if r := recover(); !returned {
+			a = answer{err: fmt.Errorf("query %s did not return: %v", shelf, r)}
 		}
 		s.landings <- landing{shelf, a}
 	}()
 	a.books, a.err = s.db.Top(ctx, shelf)
+	returned = true
 }
 
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
