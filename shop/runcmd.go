@@ -8,10 +8,11 @@ import (
 	"io"
 	"time"
 
+	"stampede/checker/check"
 	"stampede/checker/grade"
 )
 
-func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	solution := fs.Bool("solution", false, "play the story on the reference solution")
 	rest, err := parse(fs, args, true)
@@ -32,6 +33,9 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	target := grade.Student(c)
 	if *solution {
 		target = grade.Solution(c)
+	}
+	if _, err := prepare(ctx, root, true, []check.Case{c}, newProgress(stderr)); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "Case %d: %s (running %s)\n\n", c.Number, c.Title, target.Dir())
 	w, err := grade.Build(ctx, root, target, true)
