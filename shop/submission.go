@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -65,7 +64,7 @@ func (s submission) show(t grade.Target) string {
 	if s.cases == "" || srcOf(t) == "" {
 		return t.Dir()
 	}
-	return fmt.Sprintf("%s (from %s)", t.Dir(), srcOf(t))
+	return srcOf(t)
 }
 
 // meta says which lab graded whom, and when.
