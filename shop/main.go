@@ -23,10 +23,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C, and the SIGTERM that `timeout` or a cancelled CI job sends,
+	// cancel the context: every child process is killed with its process
+	// group, the temporary folders are removed, and no report is printed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -38,6 +42,7 @@ const (
 	exitFail       = 1 // a check failed, or a story could not be played
 	exitUsage      = 2 // the command line was wrong
 	exitIncomplete = 3 // nothing failed, but the race check could not run here
+	exitStop       = 130
 )
 
 // usageError is a mistake on the command line: one line, exit status 2.
@@ -65,6 +70,7 @@ commands:
       --verbose          whole race reports and crashes
       --redis URL        case 6: check on a real Redis or Valkey server
       --no-race          quicker while you work, but no case counts as passed without the race check
+      --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
       --stay             ... but stay on case N (for the exercises)
   hint N                 one more hint each time you ask
@@ -88,6 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, stdout, stderr)
 	var ue usageError
 	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "shop: interrupted; the checks were stopped and nothing was reported")
+		return exitStop
 	case err == nil:
 		return exitPass
 	case errors.Is(err, errFailed):

@@ -114,8 +114,13 @@ func caseReport(rep grade.Report, verbose bool) CaseReport {
 	return cr
 }
 
+// writeJSON writes v as indented JSON in one write: a grader stopped half
+// way prints nothing rather than half a report.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

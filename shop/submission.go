@@ -54,17 +54,17 @@ func hasCaseDirs(dir string) bool {
 func (s submission) target(c check.Case) grade.Target {
 	t := grade.Student(c)
 	if s.cases != "" {
-		t = withSrc(t, filepath.Join(s.cases, c.Dir()))
+		t.Src = filepath.Join(s.cases, c.Dir())
 	}
 	return t
 }
 
 // show names a target's folder for the report's header.
 func (s submission) show(t grade.Target) string {
-	if s.cases == "" || srcOf(t) == "" {
+	if s.cases == "" || t.Src == "" {
 		return t.Dir()
 	}
-	return srcOf(t)
+	return t.Src
 }
 
 // meta says which lab graded whom, and when.
