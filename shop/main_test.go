@@ -299,6 +299,12 @@ func TestListShowsShippedCasesAsNotStarted(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, NotStarted, st, "case %d", c.Number)
 	}
+	// On a fresh clone, list neither grades nor compiles anything.
+	code, out, stderr := runShop(t, "list")
+	assert.Equal(t, exitPass, code, stderr)
+	assert.Equal(t, len(checker.Cases()), strings.Count(out, "not started"), out)
+	assert.Contains(t, out, "0 of 7 solved")
+	assert.Empty(t, stderr)
 }
 
 func TestResetRestoresTheShippedCaseAndKeepsABackup(t *testing.T) {
