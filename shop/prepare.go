@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -70,6 +71,16 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = root
+	// Stopped (Ctrl-C, SIGTERM), go build is asked to stop, so that it
+	// ends its compilers and removes its work folder; killed only if it
+	// does not.
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 10 * time.Second
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
