@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"stampede/checker"
@@ -22,7 +23,7 @@ const compilerAdvice = "The race detector needs cgo and a C compiler. " +
 	"Linux: install gcc (sudo apt install gcc, or your distribution's gcc). " +
 	"macOS: xcode-select --install. " +
 	"Windows: put MinGW-w64's gcc on your PATH (from winlibs.com or MSYS2). " +
-	"Then: go env -w CGO_ENABLED=1"
+	"Then turn cgo on: go env -w CGO_ENABLED=1 (and no CGO_ENABLED=0 in your environment)."
 
 // noRaceAdvice is what --no-race says: it is for speed while working, and
 // it cannot pass a case.
@@ -90,24 +91,66 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	}
 	var all bytes.Buffer
 	start := time.Now()
-	compiled := 0
+	var (
+		mu       sync.Mutex
+		compiled int
+		last     string // the package named last
+	)
+	// One package (Redis's client, with the race detector, on a busy
+	// machine) can take minutes: a ticker keeps saying that the compile
+	// goes on, every second on a terminal and every half minute in a log.
+	stop := make(chan struct{})
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		every := 30 * time.Second
+		if p.tty {
+			every = time.Second
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				mu.Lock()
+				n, pkg := compiled, last
+				mu.Unlock()
+				if n == 0 {
+					continue
+				}
+				if p.tty {
+					p.Status("  %d packages compiled (%s): %s", n, since(start), pkg)
+				} else {
+					p.Line("  still compiling: %d packages so far (%s)", n, since(start))
+				}
+			}
+		}
+	}()
 	sc := bufio.NewScanner(io.TeeReader(stderr, &all))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.ContainsAny(line, " :") {
 			continue // an error line, not a package being compiled
 		}
-		if compiled == 0 {
+		mu.Lock()
+		compiled++
+		n := compiled
+		last = line
+		mu.Unlock()
+		if n == 1 {
 			p.Line("%s", what)
 		}
-		compiled++
-		if compiled%25 == 0 && !p.tty {
-			p.Line("  %d packages compiled (%s)", compiled, since(start))
+		if n%25 == 0 && !p.tty {
+			p.Line("  %d packages compiled (%s)", n, since(start))
 		}
-		p.Status("  %d packages compiled (%s): %s", compiled, since(start), line)
+		p.Status("  %d packages compiled (%s): %s", n, since(start), line)
 	}
 	_, _ = io.Copy(io.Discard, stderr)
 	err = cmd.Wait()
+	close(stop)
+	<-ticked
 	if compiled > 0 {
 		p.Line("  compiled %d packages in %s", compiled, since(start))
 	}

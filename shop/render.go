@@ -45,8 +45,8 @@ func printReport(w io.Writer, rep grade.Report, verbose bool) {
 	c := rep.Target.Case
 	switch statusOfReport(rep) {
 	case CaseIncomplete:
-		yellow.Fprintf(w, "NOT GRADED HERE: no check failed, but the race check did not run (%s), so case %d is not passed.\n",
-			orDefault(rep.NoRace, "a check was skipped"), c.Number)
+		yellow.Fprintf(w, "NOT GRADED HERE: no check failed, but the race check did not run, so case %d is not passed. Why: %s.\n",
+			c.Number, orDefault(rep.NoRace, "a check was skipped"))
 		if rep.NoRace == noRaceOff {
 			fmt.Fprintln(w, "Check again without --no-race for the verdict.")
 		} else {
