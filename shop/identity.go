@@ -92,13 +92,17 @@ func whoIsHere(ctx context.Context, root string, getenv func(string) string) Per
 	return Person{Name: name, Source: "account"}
 }
 
-// whoSubmitted is the author of a submission graded from outside it: the
-// author of its last commit, or its folder's name. The grader's own git
-// config would name the instructor, so it is not asked.
-func whoSubmitted(ctx context.Context, dir string) Person {
-	if out := git(ctx, dir, "log", "-1", "--format=%an%x00%ae"); out != "" {
-		name, email, _ := strings.Cut(out, "\x00")
-		return Person{Name: name, Email: email, Source: "last commit"}
+// whoSubmitted is the author of a submission graded from outside it, by
+// root's lab: the author of the last commit that changed its cases/, or its
+// folder's name. A commit the lab itself has (the student has not committed
+// yet) names the lab's author, not the student, so it names no one. The
+// grader's own git config would name the instructor, so it is not asked.
+func whoSubmitted(ctx context.Context, root, dir string) Person {
+	if out := git(ctx, dir, "log", "-1", "--format=%H%x00%an%x00%ae", "--", "cases"); out != "" {
+		f := strings.SplitN(out, "\x00", 3)
+		if len(f) == 3 && git(ctx, root, "cat-file", "-t", f[0]) != "commit" {
+			return Person{Name: f[1], Email: f[2], Source: "last commit"}
+		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

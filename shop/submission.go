@@ -79,7 +79,7 @@ func (s submission) meta(ctx context.Context, root string) Meta {
 	if filepath.Base(s.cases) != "cases" {
 		dir = s.cases
 	}
-	m.Student = whoSubmitted(ctx, dir)
+	m.Student = whoSubmitted(ctx, root, dir)
 	m.Submission = submissionOf(ctx, dir, s.given)
 	return m
 }
