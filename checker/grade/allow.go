@@ -204,7 +204,7 @@ func whyRefused(path string) string {
 	case strings.HasPrefix(path, "stampede/cases"):
 		return "a case is one package; put the code in its folder"
 	}
-	return "it is not on the case's list; the chapter says what a case may import"
+	return "it is not on the list of what a case may import, in docs/README.md"
 }
 
 // constrained reports whether go build would leave name out on some

@@ -33,6 +33,8 @@ func New(db *catalog.DB) *Shop {
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer;
 // visitors of other shelves do not wait at all.
+// Every visitor of a shelf gets the same cached slice, so callers must
+// treat it as read-only; a copy per hit would cost an allocation each.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil

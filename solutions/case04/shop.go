@@ -36,6 +36,9 @@ func New(db *catalog.DB) *Shop {
 
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer.
+// Every visitor of a shelf gets the same cached slice: callers must treat
+// it as read-only (slices.Clone it to change it). Copying it here instead
+// would put an allocation on every hit.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil
@@ -64,7 +67,9 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	return books, nil
 }
 
-// cached is a look at the cache under the read lock.
+// cached is a look at the cache under the read lock. It takes the lock
+// itself, so its callers must not hold it: a goroutine that read-locks
+// twice deadlocks once a writer queues between its two RLocks.
 func (s *Shop) cached(shelf string) ([]string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
