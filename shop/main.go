@@ -60,6 +60,7 @@ commands:
   run N                  play case N's story on your code, with real numbers
       --solution         ... on the reference solution instead
       --timeline         ... and draw each visitor's wait
+      --cases DIR        ... on DIR's cases/ (another clone)
       --redis URL        case 6: ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
