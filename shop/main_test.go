@@ -47,6 +47,13 @@ func TestUsageErrorsAreOneLineAndExitTwo(t *testing.T) {
 		{"hint", "x"},
 		{"diff"},
 		{"list", "extra"},
+		{"setup", "extra"},
+		{"grade"},
+		{"grade", "--only", "9", "x"},
+		{"check", "1", "--solution", "--cases", "x"},
+		{"check", "1", "--cases", "/no/such/folder"},
+		{"run", "1", "--solution", "--cases", "x"},
+		{"check", "6", "--redis", "localhost:6379"},
 	} {
 		code, _, stderr := runShop(t, args...)
 		assert.Equal(t, exitUsage, code, "shop %v", args)

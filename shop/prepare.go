@@ -70,8 +70,16 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	if race {
 		args = append(args, "-race")
 	}
+	// The compiler's scratch files go in a folder of our own, removed at
+	// the end however the build ends.
+	scratch, err := os.MkdirTemp("", "stampede-setup-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
 	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+scratch)
 	// Stopped (Ctrl-C, SIGTERM), go build is asked to stop, so that it
 	// ends its compilers and removes its work folder; killed only if it
 	// does not.
