@@ -70,6 +70,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 // lockFor returns the shelf's lock, making it on first use. The table of
 // locks is shared state too: two visitors making the same shelf's lock at
 // once must end up with one lock, so it is made under the write lock.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -70,6 +70,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 // lockFor returns the shelf's lock, making it on first use. The looking and
 // the making are one critical section: split in two, two visitors could
 // both find no lock, make one each, and both query.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.locksMu.Lock()
 	defer s.locksMu.Unlock()

@@ -60,6 +60,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	return books, nil
 }
 
+// cached is a look at the cache. It takes the plain mutex, so hits queue
+// behind each other; chapter 4 gives the looks an RWMutex's read side,
+// which its check hits-shared demands. Case 3 grades the second look only,
+// so this stays the shipped code's guard: one lesson at a time.
 func (s *Shop) cached(shelf string) ([]string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -68,6 +72,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 }
 
 // lockFor returns the shelf's lock, making it on first use.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -79,6 +79,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 
 // lockFor returns the shelf's lock, making it on first use under the write
 // lock, so that two visitors who make it at once end up with one.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -92,9 +92,15 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// contexts: DoChan sends nothing then. Case 5 shows the cure.)
 		defer func() {
 			if r := recover(); r != nil {
+				// Production code keeps the stack too (runtime/debug.Stack) or logs it.
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
+		// WithoutCancel drops the deadline too: if the database hangs, the
+		// flight never lands and this instance is stuck on the shelf.
+		// Production code adds context.WithTimeout, shorter than lockTTL so
+		// that the query gives up before its lock expires; the lab leaves
+		// it out, as the chapter explains.
 		return s.fill(context.WithoutCancel(ctx), shelf)
 	})
 	select {

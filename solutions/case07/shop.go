@@ -106,6 +106,9 @@ func (s *Shop) launch(ctx context.Context, shelf string) *flight {
 	s.flights[shelf] = f
 	// The recompute outlives the reader who started it, so it must not be
 	// cancelled with the reader's context; it keeps the context's values.
+	// It loses the deadline too: if the database hangs, the flight stays in
+	// the table and blocks every later refresh. Production code adds
+	// context.WithTimeout; the lab leaves it out, as chapter 6 explains.
 	go s.recompute(context.WithoutCancel(ctx), shelf, f)
 	return f
 }
@@ -121,6 +124,7 @@ func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
 	returned := false
 	defer func() {
 		if r := recover(); r != nil {
+			// Production code keeps the stack too (runtime/debug.Stack) or logs it.
 			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s panicked: %v", shelf, r)
 		} else if !returned {
 			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s ended its goroutine (runtime.Goexit)", shelf)
