@@ -61,9 +61,17 @@ func TestChaptersQuoteWhatRunPrints(t *testing.T) {
 			quotes[args] = append(quotes[args], quote{filepath.Base(doc), lines})
 		}
 	}
+	// The chapters quote the stories of the cases as shipped: they are
+	// played on the shipped copies, never on cases/, which on a student's
+	// clone holds their work.
+	shipped := submissionDir(t, "shipped", fromShipped)
 	for _, args := range order {
 		t.Run(strings.ReplaceAll(args, " ", "_"), func(t *testing.T) {
-			code, stdout, stderr := runShop(t, append([]string{"run"}, strings.Fields(args)...)...)
+			argv := append([]string{"run"}, strings.Fields(args)...)
+			if !strings.Contains(args, "--solution") {
+				argv = append(argv, "--cases", shipped)
+			}
+			code, stdout, stderr := runShop(t, argv...)
 			printed := map[string]bool{}
 			for _, l := range strings.Split(stdout, "\n") {
 				printed[figure(l)] = true
