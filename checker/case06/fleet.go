@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,6 +34,11 @@ type fleet struct {
 	shops  []shelves.Shop
 	taps   []*tap
 	crowds []*harness.Crowd[[]string]
+	// newShop makes the instances; learnLocks makes a fleet of its own.
+	newShop NewShop
+	// locks are the keys that behave as the lock (see learnLocks), found
+	// the first time a scene asks.
+	locks map[string]bool
 	// keep are keys Drive keeps alive on a real server, as their live
 	// holder would, while it moves the shops' clock: Redis's time is real
 	// there, and a slow machine must not let a held lock expire.
@@ -45,7 +51,7 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{h: h, world: w, clock: newManual(), gates: g}
+	f := &fleet{h: h, world: w, clock: newManual(), gates: g, newShop: newShop}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(g.hook))
 	for range n {
 		t := &tap{}
@@ -63,33 +69,107 @@ func (f *fleet) Close() {
 	f.world.Close()
 }
 
-// Visit starts n visitors of one instance, all asking for the bestsellers.
+// Visit starts n visitors of one instance, all asking for the bestsellers,
+// and returns once each has started.
 func (f *fleet) Visit(instance, n int) *harness.Crowd[[]string] {
 	shop := f.shops[instance]
-	c := harness.Visit(f.h, n, func(ctx context.Context, _ int) ([]string, error) {
+	return f.visit(n, func(ctx context.Context, _ int) ([]string, error) {
 		return shop.Top(ctx, catalog.Bestsellers)
 	})
-	f.crowds = append(f.crowds, c)
-	return c
 }
 
 // Burst starts perInstance visitors on every instance at once.
 func (f *fleet) Burst(perInstance int) *harness.Crowd[[]string] {
 	n := len(f.shops)
-	c := harness.Visit(f.h, n*perInstance, func(ctx context.Context, i int) ([]string, error) {
+	return f.visit(n*perInstance, func(ctx context.Context, i int) ([]string, error) {
 		return f.shops[i%n].Top(ctx, catalog.Bestsellers)
 	})
+}
+
+// visit starts a crowd and waits until every visitor has started, so that
+// Settle, which looks only at goroutines, sees them all.
+func (f *fleet) visit(n int, fn func(context.Context, int) ([]string, error)) *harness.Crowd[[]string] {
+	var started atomic.Int64
+	c := harness.Visit(f.h, n, func(ctx context.Context, i int) ([]string, error) {
+		started.Add(1)
+		return fn(ctx, i)
+	})
 	f.crowds = append(f.crowds, c)
+	for started.Load() < int64(n) {
+		runtime.Gosched()
+	}
 	return c
 }
 
 // Reads returns how many times the fleet has read the source.
 func (f *fleet) Reads() int { return f.db.Queries(catalog.Bestsellers) }
 
-// Settle waits until every goroutine is parked: at a gate, on a lock, on a
-// channel, held by a tap, or asleep on the checker's clock. Time does not
-// move.
-func (f *fleet) Settle() error { return f.h.Settled(func() bool { return true }) }
+// Settle waits until every goroutine is parked, in three snapshots in a
+// row: at a gate, on a lock, on a channel, held by a tap, asleep on the
+// checker's clock, or reading a Redis subscription (see idle). Time does
+// not move. It fails with a *harness.Stuck error after the hang bound.
+func (f *fleet) Settle() error {
+	deadline := time.Now().Add(f.h.Bound())
+	for streak := 0; streak < 3; {
+		if f.parked() {
+			streak++
+		} else {
+			streak = 0
+		}
+		if time.Now().After(deadline) {
+			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", f.h.Bound()), Places: f.places()}
+		}
+		if err := f.h.Context().Err(); err != nil {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// parked reports whether, in one snapshot, every goroutine but the
+// caller's is parked.
+func (f *fleet) parked() bool {
+	gs := stack.Parse(dump())
+	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
+		if !g.Blocked() && !idle(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// idle reports whether g waits for a message on a Redis subscription. On a
+// real server that goroutine reads from the network ("IO wait"), which no
+// other goroutine of the process can end; a message comes only when an
+// instance publishes, with a command the checker sees. So it counts as
+// parked. (On the embedded server it waits on a channel and is parked
+// anyway.) A goroutine waiting for the reply to a command it sent is not
+// idle: the reply is on its way.
+func idle(g stack.Goroutine) bool {
+	if g.State != "IO wait" {
+		return false
+	}
+	for _, fr := range g.Frames {
+		if strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*PubSub).") ||
+			strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*channel).") {
+			return true
+		}
+	}
+	return false
+}
+
+// dump returns the stacks of every goroutine.
+func dump() string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
 
 // errNoBound is what Drive returns when visitors still wait after limit.
 var errNoBound = errors.New("still waiting")
@@ -124,18 +204,9 @@ func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 // visitors or not (a flight may run on a goroutine of its own), such as
 // "1 goroutine at cases/case06/shop.go:80 in chan receive".
 func (f *fleet) places() []string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	count := map[string]int{}
 	var order []string
-	for _, g := range stack.Parse(string(buf)) {
+	for _, g := range stack.Parse(dump()) {
 		fr, ok := g.In(f.h.Dir())
 		if !ok {
 			continue

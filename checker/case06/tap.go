@@ -33,6 +33,22 @@ func (c command) attempt(keys []string) bool {
 	return !readers[c.name] && !unmakers[c.name] && !c.noScript && c.names(keys)
 }
 
+// conditional reports whether the command may take a lock: a SET with NX,
+// a SETNX, or a script.
+func (c command) conditional() bool {
+	switch {
+	case c.name == "setnx", scripted[c.name]:
+		return true
+	case c.name == "set":
+		for _, a := range c.args {
+			if strings.EqualFold(a, "nx") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // names reports whether the command names any of the keys.
 func (c command) names(keys []string) bool {
 	for _, k := range c.keys {
