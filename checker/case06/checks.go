@@ -77,7 +77,78 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	if v := lateAttempt(h, newShop); !v.Pass {
 		return v
 	}
+	for k := 1; k <= maxCommands; k++ {
+		v, more := fillGap(h, newShop, k)
+		if !v.Pass {
+			return v
+		}
+		if !more {
+			break
+		}
+	}
 	return check.Passed(figure)
+}
+
+// maxCommands is how many of a holder's commands after its query the
+// checker stops it before, one scene each.
+const maxCommands = 12
+
+// fillGap is the third scene of FleetOnce: shop-1's query returns, and the
+// checker stops shop-1 before its k-th command after it, while a visitor
+// of shop-2 misses and the shops' clock runs for a rebuild. Wherever
+// shop-1 is stopped, shop-2 must find the lock or the fill, and the fleet
+// must read once. It catches a holder that releases the lock before it
+// writes the shelf. It reports false once shop-1 sends fewer commands.
+func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+	g, gts := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err), false
+	}
+	defer f.Close()
+	a := f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err), false
+	}
+	since := len(f.taps[0].Log())
+	hold := f.taps[0].Hold(nth(k))
+	defer hold.Release()
+	gts[0].Open()
+	if err := f.Drive(func() bool { return hold.Reached() || a.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was"), false
+	}
+	if !hold.Reached() {
+		return check.Passed(""), false
+	}
+	_, held := lockKeys(f, "shop-1's")
+	b := f.Visit(1, 1)
+	if err := f.Elapse(rebuild); err != nil {
+		return stuckVerdict(err), false
+	}
+	hold.Release()
+	if err := f.Drive(func() bool { return a.Done() && b.Done() }, patience); err != nil {
+		return waitVerdict(err, "the visitors were"), false
+	}
+	reads := f.Reads()
+	if reads > 1 {
+		var sent []string
+		for _, c := range f.taps[0].Log()[since:] {
+			if len(c.keys) > 0 || !c.known {
+				sent = append(sent, shorten(c.String()))
+			}
+		}
+		figure := fmt.Sprintf("%s with shop-1 stopped before its command %d after its query", count(reads, "read"), k)
+		if held.Pass {
+			return check.Failed(figure, fmt.Sprintf("shop-1 still held the lock, stopped after its query, while %v of the "+
+				"shops' clock passed; shop-2 missed meanwhile and read the source too. A loser waits for the holder's fill "+
+				"within its budget (a second or so), and keeps waiting while the lock is held", rebuild)), false
+		}
+		return check.Failed(figure,
+			fmt.Sprintf("shop-1 read the source and was stopped before its command %d after the query (it sent: %s); shop-2 "+
+				"missed meanwhile, found no lock to wait for, and read the source again. Write the shelf to Redis first, "+
+				"and release the lock after", k, strings.Join(sent[:min(k, len(sent))], " | "))), false
+	}
+	return check.Passed(""), true
 }
 
 // lateAttempt is the second scene of FleetOnce: shop-2 misses while
@@ -191,22 +262,34 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	if f.Reads() == 0 {
 		return check.Failed("", "shop-1's visitor never reached the database: "+strings.Join(f.places(), "; "))
 	}
-	if _, v := lockKeys(f, "shop-1's"); !v.Pass {
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
 		return v
 	}
 	var losers []*harness.Crowd[[]string]
 	for i := 1; i < instances; i++ {
 		losers = append(losers, f.Visit(i, 10))
 	}
-	if err := f.Settle(); err != nil {
+	// The rebuild takes its time: the shops' clock, and Redis's, move on
+	// while shop-1's query is held, and the losers poll, retry or give up.
+	if err := f.Elapse(rebuild); err != nil {
 		return stuckVerdict(err)
 	}
-	reads := f.Reads()
 	gate.Open()
 	err = f.Drive(func() bool { return first.Done() && allDone(losers) }, patience)
-	figure := fmt.Sprintf("%s while shop-1 held the lock", count(reads, "read"))
+	reads := f.Reads()
+	figure := fmt.Sprintf("%s while shop-1 held the lock for a %v rebuild", count(reads, "read"), rebuild)
 	if reads > 1 {
-		return check.Failed(figure, fmt.Sprintf("%d instances lost the lock and still read the source: a loser waits "+
+		var longest time.Duration
+		for _, k := range locks {
+			longest = max(longest, k.ttl)
+		}
+		if longest <= rebuild {
+			return check.Failed(figure, fmt.Sprintf("shop-1's lock lived %v, less than its %v rebuild: it expired while "+
+				"shop-1 still worked, and other instances read the source too. Keep the lock's time to live well above "+
+				"a rebuild", longest.Round(time.Millisecond), rebuild))
+		}
+		return check.Failed(figure, fmt.Sprintf("%d more reads while shop-1 held the lock and rebuilt: a loser waits "+
 			"for the holder's fill (polling Redis, within a budget) or serves the previous value, it never queries", reads-1))
 	}
 	if err != nil {
@@ -217,7 +300,8 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 		outs = append(outs, c.Outcomes()...)
 	}
 	if v := shelves.AllGot(outs, catalog.Books(catalog.Bestsellers)); !v.Pass {
-		return check.Failed(figure, "a visitor of a losing instance should get the holder's fill: "+v.Message)
+		return check.Failed(figure, fmt.Sprintf("a visitor of a losing instance should get the holder's fill, which came "+
+			"after a rebuild of %v (a budget must outlast a healthy rebuild): %s", rebuild, v.Message))
 	}
 	return check.Passed(fmt.Sprintf("%s; its fill served %d waiting visitors", figure, len(outs)))
 }
@@ -285,7 +369,7 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 // between them. It catches a release by plain DEL, a check-then-delete
 // that is not atomic, and a token that is the same for every instance.
 func HolderOnly(h *harness.H, newShop NewShop) check.Verdict {
-	const most = 12
+	const most = maxCommands
 	for k := 1; k <= most; k++ {
 		v, more := takeover(h, newShop, k)
 		if !v.Pass || !more {
@@ -450,6 +534,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
+	untimedSeen := f.watchTTLs()
 	crowd := f.Burst(5)
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
@@ -466,6 +551,12 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if err != nil {
 		return worldVerdict(err)
 	}
+	for _, u := range untimedSeen() {
+		return check.Failed(u.key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
+			"time to live: if the instance dies there, the key never expires (a lock that never expires blocks the fleet "+
+			"for good). Write the key and its time to live in one step: SET ... PX, or one script, or MULTI/EXEC",
+			u.shop+1, u.sent, u.key))
+	}
 	seen := map[string]bool{}
 	var figure []string
 	for _, k := range append(during, after...) {
@@ -476,15 +567,6 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		if !seen[k.name] {
 			seen[k.name] = true
 			figure = append(figure, k.String())
-		}
-	}
-	for i, t := range f.taps {
-		for _, c := range t.Log() {
-			if why := c.untimed(); why != "" {
-				return check.Failed(shorten(c.String()), fmt.Sprintf("shop-%d sent %q: %s, and if the instance dies "+
-					"before it sets one, never will. Write the key and its time to live in one command (SET ... PX)",
-					i+1, shorten(c.String()), why))
-			}
 		}
 	}
 	if len(figure) == 0 {

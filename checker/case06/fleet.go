@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,47 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 		f.shops = append(f.shops, newShop(f.db, w.client(t), f.clock))
 	}
 	return f, nil
+}
+
+// untimed is a key the fleet left without a time to live, and the
+// command after which it was seen so.
+type untimed struct {
+	shop int    // from 0
+	sent string // the command, or the pipeline's commands
+	key  string
+}
+
+// watchTTLs makes every instance's tap look at Redis after each command
+// (or pipeline, or MULTI/EXEC) that may write, and note any key with no
+// time to live. It decides from the server's state, whatever commands
+// wrote the key: SETNX then EXPIRE, RPUSH then EXPIRE, INCR in one script
+// and EXPIRE in another are each seen between their two commands, and
+// a MULTI/EXEC or a script that does both at once is not.
+func (f *fleet) watchTTLs() func() []untimed {
+	var mu sync.Mutex
+	var seen []untimed
+	for i, t := range f.taps {
+		t.mu.Lock()
+		t.after = func(ctx context.Context, sent string) {
+			keys, err := f.world.Keys(context.WithoutCancel(ctx))
+			if err != nil {
+				return
+			}
+			for _, k := range keys {
+				if k.forever {
+					mu.Lock()
+					seen = append(seen, untimed{shop: i, sent: sent, key: k.name})
+					mu.Unlock()
+				}
+			}
+		}
+		t.mu.Unlock()
+	}
+	return func() []untimed {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // Close opens every gate, lets the visitors still inside the shops finish,
@@ -191,11 +233,34 @@ func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 		if f.clock.Now().Sub(start) >= limit {
 			return errNoBound
 		}
-		if err := f.world.Refresh(f.h.Context(), f.keep); err != nil {
-			return err
-		}
+		before := f.clock.Now()
 		if !f.clock.Next() {
 			return &harness.Stuck{Why: "waiting for something that never comes", Places: f.places()}
+		}
+		if err := f.world.Advance(f.h.Context(), f.clock.Now().Sub(before), f.keep); err != nil {
+			return err
+		}
+	}
+}
+
+// Elapse lets d pass on the shops' clock, and in Redis with it, waking
+// each sleeper in turn and letting the fleet come to rest after each, as
+// Drive does, whether or not anyone sleeps. A query held at a gate stays
+// held: this is the time a slow rebuild takes while the others wait.
+func (f *fleet) Elapse(d time.Duration) error {
+	end := f.clock.Now().Add(d)
+	for {
+		if err := f.Settle(); err != nil {
+			return err
+		}
+		before := f.clock.Now()
+		if at, ok := f.clock.Earliest(); ok && !at.After(end) {
+			f.clock.Next()
+		} else if !f.clock.Set(end) {
+			return nil
+		}
+		if err := f.world.Advance(f.h.Context(), f.clock.Now().Sub(before), f.keep); err != nil {
+			return err
 		}
 	}
 }

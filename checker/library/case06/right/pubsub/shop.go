@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"sync"
 	"time"
 
@@ -180,6 +181,21 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 	return nil, &TryAgain{After: retryAfter}
 }
 
+// pollAwaitFill is the polling loop this shop replaced.
+func (s *Shop) pollAwaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		pause := pollEvery/2 + mathrand.N(pollEvery)
+		if err := s.clock.Sleep(ctx, pause); err != nil {
+			return nil, err
+		}
+		if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can
 // expire and be taken by another instance, whose lock the DEL would drop.
@@ -226,6 +242,8 @@ func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
 func shelfKey(shelf string) string { return "shelf:" + shelf }
 
 func filledChannel(shelf string) string { return "filled:" + shelf }
+
+var _ = (*Shop).pollAwaitFill
 
 func lockKey(shelf string) string { return "lock:shelf:" + shelf }
 

@@ -181,6 +181,52 @@ func (m *mutex) Unlock(ctx context.Context) {
 	_ = release.Run(ctx, m.rdb, []string{m.name}, m.value).Err()
 }
 
+// oldRebuild is the rebuild this shop replaced.
+func (s *Shop) oldRebuild(ctx context.Context, shelf string) ([]string, error) {
+	// The token tells this holding of the lock from every other, so that
+	// the release can check the lock is still ours.
+	token := rand.Text()
+	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
+	if err != nil {
+		return nil, fmt.Errorf("shop: taking the lock on %s: %w", shelf, err)
+	}
+	if !won {
+		return s.awaitFill(ctx, shelf)
+	}
+	defer s.unlock(ctx, shelf, token)
+
+	// Second look: the holder before us may have filled the shelf and let
+	// go of the lock between our miss and our SET NX.
+	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+		return books, err
+	}
+	books, err := s.db.Top(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.share(ctx, shelf, books); err != nil {
+		return nil, err
+	}
+	return books, nil
+}
+
+// awaitFill polls Redis for the holder's fill until waitBudget has passed.
+// The polls are jittered so that the losers of a burst do not all ask at
+// the same instant.
+func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		pause := pollEvery/2 + mathrand.N(pollEvery)
+		if err := s.clock.Sleep(ctx, pause); err != nil {
+			return nil, err
+		}
+		if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can
 // expire and be taken by another instance, whose lock the DEL would drop.
@@ -225,6 +271,8 @@ func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
 }
 
 func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+var _ = (*Shop).oldRebuild
 
 func lockKey(shelf string) string { return "lock:shelf:" + shelf }
 
