@@ -17,4 +17,18 @@ var _ = register(6,
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
+	// Issue 11. Shop time passes while the holder is held (hole 1).
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget"}},
+	// A holder stopped between its own commands (hole 2).
+	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
+	// TTLs from the server's state, whatever wrote the key (hole 4).
+	entry{dir: "wrong/rpushexpire", fails: []string{"ttl"}},
+	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl"}},
+	// Right designs the checks used to fail (hole 5).
+	entry{dir: "right/fencing"},
+	entry{dir: "right/pubsub"},
+	entry{dir: "right/setnxget"},
+	entry{dir: "right/watchmulti"},
+	entry{dir: "right/redsync"},
 )

@@ -2,7 +2,7 @@
 // for the holder's fill, once, and then reads the source itself, because
 // "the holder should be done by now". The rebuild takes 0.2 s.
 //
-// Verdict: fails "losers-wait" and "budget".
+// Verdict: fails "fleet-once", "losers-wait" and "budget".
 package impatient
 
 import (

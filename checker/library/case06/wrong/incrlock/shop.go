@@ -1,9 +1,10 @@
 // Package incrlock is a known-wrong answer to case 6: the lock is a counter.
 // INCR returns 1 to exactly one instance, which holds the lock and then sets
 // its time to live with EXPIRE. Between the two commands the lock has none:
-// a holder that dies there blocks the shelf for good.
+// a holder that dies there blocks the shelf for good. The release is a plain
+// DEL, too.
 //
-// Verdict: fails "ttl".
+// Verdict: fails "ttl" and "holder-only".
 package incrlock
 
 import (

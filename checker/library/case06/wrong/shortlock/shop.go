@@ -1,9 +1,11 @@
 // Package shortlock is a known-wrong answer to case 6: the reference, with
 // a lock of 100 ms for a rebuild of 0.2 s, and losers that try the lock
 // again when they poll. The lock expires under a healthy holder, and a loser
-// takes it and rebuilds too.
+// takes it and rebuilds too. Every scene that looks for the lock while the
+// holder rebuilds fails it, on either server: on a real one the lock may be
+// gone before the checker looks.
 //
-// Verdict: fails "losers-wait".
+// Verdict: fails every check but "ttl" and "race".
 package shortlock
 
 import (
