@@ -330,11 +330,41 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(fmt.Sprintf("lock for %v", longest), fmt.Sprintf("a holder that dies blocks the shelf for the "+
 			"lock's whole time to live; for a rebuild of %v keep it within %v", catalog.QueryCost, maxLockTTL))
 	}
-	if err := f.world.Expire(h.Context(), locks); err != nil {
-		return worldVerdict(err)
+	// While the dead holder's lock lives, shop-2's visitors come one after
+	// another: they may wait and give up, but must not keep it alive.
+	start := f.clock.Now()
+	var next *harness.Crowd[[]string]
+	for f.Reads() == 1 && f.clock.Now().Sub(start) <= longest {
+		before := f.clock.Now()
+		next = f.Visit(1, 1)
+		if err := f.Drive(next.Done, patience); err != nil {
+			return waitVerdict(err, "while shop-1's dead lock lived, shop-2's visitor was")
+		}
+		if p := next.Panicked(); p != "" {
+			return check.Failed("", "a visitor's call panicked: "+p)
+		}
+		if f.clock.Now().Equal(before) {
+			if err := f.Elapse(50 * time.Millisecond); err != nil {
+				return stuckVerdict(err)
+			}
+		}
 	}
-	next := f.Visit(1, 1)
-	err = f.Drive(next.Done, patience)
+	if f.Reads() == 1 {
+		alive, err := f.world.Keys(h.Context())
+		if err != nil {
+			return worldVerdict(err)
+		}
+		for _, k := range alive {
+			if slices.ContainsFunc(locks, func(l key) bool { return l.name == k.name }) {
+				return check.Failed(fmt.Sprintf("lock for %v, still there after %v", longest, f.clock.Now().Sub(start).Round(time.Millisecond)),
+					fmt.Sprintf("shop-1 died holding %s, which had %v to live; %v later it was still there, with %v left: "+
+						"something kept pushing its expiry back (sent: %s). Only a live holder may extend its lock, and not forever",
+						k.name, longest, f.clock.Now().Sub(start).Round(time.Millisecond), k.ttl.Round(time.Millisecond), expiries(f)))
+			}
+		}
+		next = f.Visit(1, 1)
+		err = f.Drive(next.Done, patience)
+	}
 	reads := f.Reads()
 	figure := fmt.Sprintf("lock for %v; %s", longest, count(reads, "read"))
 	if err != nil {
@@ -354,6 +384,26 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(figure, v.Message)
 	}
 	return check.Passed(fmt.Sprintf("shop-1 died holding a lock for %v; after it, shop-2 rebuilt", longest))
+}
+
+// expiries lists the commands after which a key's expiry may have moved,
+// for a message.
+func expiries(f *fleet) string {
+	var out []string
+	for i, t := range f.taps {
+		for _, c := range t.Log() {
+			if strings.Contains(c.name, "expire") || scripted[c.name] || c.name == "set" && slices.ContainsFunc(c.args, func(a string) bool {
+				return strings.EqualFold(a, "xx") || strings.EqualFold(a, "keepttl")
+			}) {
+				out = append(out, fmt.Sprintf("shop-%d: %s", i+1, shorten(c.String())))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "nothing that sets an expiry"
+	}
+	out = slices.Compact(out)
+	return strings.Join(out[:min(3, len(out))], "; ")
 }
 
 // HolderOnly checks that a holder whose lock expired and was taken over

@@ -185,40 +185,6 @@ func (w *world) DeleteAll(ctx context.Context) error {
 	return nil
 }
 
-// Expire lets the time of the longest-lived of keys pass in Redis, so that
-// they have all expired. On the embedded server it moves Redis's clock; on
-// a real one it waits, and returns once the keys are gone.
-func (w *world) Expire(ctx context.Context, keys []key) error {
-	var longest time.Duration
-	for _, k := range keys {
-		if k.forever {
-			return fmt.Errorf("case 6: %s never expires", k.name)
-		}
-		longest = max(longest, k.ttl)
-	}
-	if w.embedded() {
-		w.mr.FastForward(longest + time.Millisecond)
-		return nil
-	}
-	deadline := time.Now().Add(longest + 5*time.Second)
-	for _, k := range keys {
-		for {
-			n, err := w.admin.Exists(ctx, w.ns+k.name).Result()
-			if err != nil {
-				return fmt.Errorf("case 6: waiting for %s to expire: %w", k.name, err)
-			}
-			if n == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("case 6: %s was still there %v after its time to live", k.name, longest+5*time.Second)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	return nil
-}
-
 // Advance lets d of the shops' clock pass in Redis too, so that keys
 // expire in step with the scene: a lock shorter than the rebuild expires
 // while the holder is held, as it would in production. On the embedded

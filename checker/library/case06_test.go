@@ -11,7 +11,7 @@ var _ = register(6,
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
-	entry{dir: "wrong/nobound", fails: []string{"budget"}},
+	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance"}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
@@ -22,6 +22,9 @@ var _ = register(6,
 	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget"}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
+	// A dead holder's lock kept alive (hole 2).
+	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
+	entry{dir: "wrong/watchdog", fails: []string{"lock-expires"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
 	entry{dir: "wrong/rpushexpire", fails: []string{"ttl"}},
 	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl"}},
