@@ -538,8 +538,9 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	err = f.Drive(loser.Done, maxBudget)
 	waited := f.clock.Now().Sub(start)
 	if reads := f.Reads(); reads > 1 {
-		return check.Failed(count(reads, "read"), "shop-2's visitor read the source while shop-1 held the lock: "+
-			"past its budget, a loser answers \"try again\", it does not query")
+		return check.Failed(count(reads, "read"), fmt.Sprintf("shop-2's visitor read the source while shop-1 held the "+
+			"lock (by %v of the shops' clock): a loser waits for the fill, and past its budget answers \"try again\"; "+
+			"it never queries", f.clock.Now().Sub(start).Round(time.Millisecond)))
 	}
 	if errors.Is(err, errNoBound) {
 		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never finished, "+

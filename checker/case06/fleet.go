@@ -188,10 +188,10 @@ func (f *fleet) parked() bool {
 // parked. (On the embedded server it waits on a channel and is parked
 // anyway.) A goroutine waiting for the reply to a command it sent is not
 // idle: the reply is on its way.
-func idle(g stack.Goroutine) bool {
-	if g.State != "IO wait" {
-		return false
-	}
+func idle(g stack.Goroutine) bool { return g.State == "IO wait" && onSubscription(g) }
+
+// onSubscription reports whether g runs go-redis's subscription code.
+func onSubscription(g stack.Goroutine) bool {
 	for _, fr := range g.Frames {
 		if strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*PubSub).") ||
 			strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*channel).") {
@@ -351,10 +351,19 @@ func (g *gates) OpenAll() {
 // stuckVerdict fails a check whose visitors never finished.
 func stuckVerdict(err error) check.Verdict {
 	msg := "the visitors never finished: " + err.Error()
-	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") {
+	switch {
+	case subscribed():
+		msg += " (a wait on a Redis subscription needs a bound too: wake on the clock New is given as well, " +
+			"with clk.Sleep in a goroutine of its own, and give up past the budget)"
+	case strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select"):
 		msg += " (wait with the clock New is given, clk.Sleep, not time.Sleep, time.After or a ticker: the checker moves that clock by hand)"
 	}
 	return check.Failed("", msg)
+}
+
+// subscribed reports whether a goroutine reads a Redis subscription.
+func subscribed() bool {
+	return slices.ContainsFunc(stack.Parse(dump()), onSubscription)
 }
 
 // worldVerdict fails a check that could not talk to Redis.
