@@ -86,9 +86,9 @@ var (
 		"persist type strlen incr incrby incrbyfloat decr decrby append getrange setrange substr expiretime " +
 		"pexpiretime dump restore hget hset hsetnx hdel hgetall hexists hlen hincrby hmget hmset hkeys hvals " +
 		"lpush rpush lpop rpop llen lrange lindex sadd srem smembers sismember scard zadd zrem zrange zscore zcard zincrby")
-	everyKey  = set("del unlink exists mget touch watch")
-	pairKeys  = set("mset msetnx")
-	scripted  = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
+	everyKey = set("del unlink exists mget touch watch")
+	pairKeys = set("mset msetnx")
+	scripted = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
 	// Channels are not keys: go-redis sends SUBSCRIBE on a connection of
 	// its own, past the tap, so PUBLISH's channel is left as it is too.
 	keyless = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset " +
