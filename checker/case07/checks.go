@@ -229,6 +229,17 @@ func Late(h *harness.H, newShop New) check.Verdict {
 	slices.Sort(into)
 	median := into[len(into)/2]
 	figure := fmt.Sprintf("the median recompute started %s into the %s window", secs(median), secs(hs.ttl))
+	// XFetch's head start is drawn afresh: the recomputes of the windows
+	// start at points spread over about a second (delta), the reads 20 ms
+	// apart. A head start that is the same in every window (u drawn once,
+	// or no draw at all) puts them all at one point. A right rule puts two
+	// windows' recomputes in the same 20 ms slot with a chance of about 1
+	// in 50, so all of four or more with a chance below 1e-6.
+	if len(into) >= 4 && into[0] == into[len(into)-1] {
+		return check.Failed(figure+"; every one at the same point", fmt.Sprintf("all %d recomputes after the first fill "+
+			"started exactly %s into their window: the head start is the same every time. Draw u afresh on every read, "+
+			"from the random source New is given", len(into), secs(into[0])))
+	}
 	if median < hs.ttl/2 {
 		return check.Failed(figure, fmt.Sprintf("half the recomputes started within %s of the list being stored; "+
 			"XFetch's chance is exp(-(time left)/(delta*beta)), tiny until the last few deltas before expiry. "+

@@ -1,9 +1,10 @@
 // Package meanhead is a known-wrong answer to case 7: the head start is
 // XFetch's mean, delta*beta, with no draw at all: -ln(u) averages 1, so the
 // student took the average. Every read at the same time left decides alike,
-// and the crowd's spread is gone.
+// and the crowd's spread is gone: every window's recompute starts at the
+// same point.
 //
-// Verdict: fails "delta" and "beta".
+// Verdict: fails "late", "delta" and "beta".
 package meanhead
 
 import (

@@ -3,7 +3,7 @@
 // window, so the list is recomputed at the same point of each: too late for
 // the query, in every window, when that u is near 1.
 //
-// Verdict: fails "no-wait".
+// Verdict: fails "no-wait" and "late".
 package onceu
 
 import (
