@@ -100,6 +100,12 @@ func shortLock(what string) check.Verdict {
 // the keys there now that behave as a lock (see learnLocks). No key means
 // no lock.
 func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
+	// List first: on a real server the lock ages in real time while the
+	// checker learns which key it is.
+	keys, err := f.world.Keys(f.h.Context())
+	if err != nil {
+		return nil, worldVerdict(err)
+	}
 	if f.locks == nil {
 		locks, err := learnLocks(f)
 		if err != nil {
@@ -107,8 +113,7 @@ func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
 		}
 		f.locks = locks
 	}
-	keys, err := f.world.Keys(f.h.Context())
-	if err != nil {
+	if err := f.world.Refresh(f.h.Context(), keys); err != nil {
 		return nil, worldVerdict(err)
 	}
 	var out []key
