@@ -30,11 +30,11 @@ func TestKeyIndexes(t *testing.T) {
 	}
 }
 
-func TestAttemptAndUntimed(t *testing.T) {
+func TestAttempt(t *testing.T) {
 	lock := []string{"lock:x"}
 	cmd := func(args ...string) command {
-		idx, _ := keyIndexes(args[0], args)
-		c := command{name: args[0], args: args[1:]}
+		idx, known := keyIndexes(args[0], args)
+		c := command{name: args[0], args: args[1:], known: known}
 		for _, i := range idx {
 			c.keys = append(c.keys, args[i])
 		}
@@ -49,11 +49,13 @@ func TestAttemptAndUntimed(t *testing.T) {
 	noScript.noScript = true
 	assert.False(t, noScript.attempt(lock))
 
-	assert.Empty(t, cmd("set", "k", "v", "PX", "10").untimed())
-	assert.Empty(t, cmd("set", "k", "v", "keepttl").untimed())
-	assert.NotEmpty(t, cmd("set", "k", "v", "nx").untimed())
-	assert.NotEmpty(t, cmd("setnx", "k", "v").untimed())
-	assert.Empty(t, cmd("get", "k").untimed())
+	// A key in a script's ARGV, or in a command the checker does not
+	// know, is still a lock attempt: unknown is not "no key".
+	assert.True(t, cmd("evalsha", "abc", "0", "lock:x", "t").attempt(lock))
+	assert.True(t, cmd("bf.add", "lock:x", "t").attempt(lock))
+	assert.False(t, cmd("publish", "filled:x", "lock:x").attempt(lock))
+	assert.True(t, cmd("set", "lock:x", "t", "nx").conditional())
+	assert.False(t, cmd("incr", "fence:x").conditional())
 }
 
 func TestManualClock(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ const (
 	// maxLockTTL is the longest lock the checker accepts: a holder that
 	// dies blocks the shelf for that long, for a rebuild of 0.2 s.
 	maxLockTTL = 10 * time.Second
+	// rebuild is how long, on the shops' clock, a holder's query takes in
+	// the scenes that let it run: the shop's 0.2 s.
+	rebuild = catalog.QueryCost
 )
 
 // FleetOnce checks that a burst on every instance makes one source read,
@@ -41,7 +45,7 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	crowd := f.Burst(perInstance)
-	if err := crowd.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	gate.Open()
@@ -74,7 +78,82 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	if v := lateAttempt(h, newShop); !v.Pass {
 		return v
 	}
+	for k := 1; k <= maxCommands; k++ {
+		v, more := fillGap(h, newShop, k)
+		if !v.Pass {
+			return v
+		}
+		if !more {
+			break
+		}
+	}
 	return check.Passed(figure)
+}
+
+// maxCommands is how many of a holder's commands after its query the
+// checker stops it before, one scene each.
+const maxCommands = 12
+
+// fillGap is the third scene of FleetOnce: shop-1's query returns, and the
+// checker stops shop-1 before its k-th command after it, while a visitor
+// of shop-2 misses and the shops' clock runs for a rebuild. Wherever
+// shop-1 is stopped, shop-2 must find the lock or the fill, and the fleet
+// must read once. It catches a holder that releases the lock before it
+// writes the shelf. It reports false once shop-1 sends fewer commands.
+func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+	g, gts := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err), false
+	}
+	defer f.Close()
+	a := f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err), false
+	}
+	since := len(f.taps[0].Log())
+	hold := f.taps[0].Hold(nth(k))
+	defer hold.Release()
+	gts[0].Open()
+	if err := f.Drive(func() bool { return hold.Reached() || a.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was"), false
+	}
+	if !hold.Reached() {
+		return check.Passed(""), false
+	}
+	present, err := f.world.Keys(h.Context())
+	if err != nil {
+		return worldVerdict(err), false
+	}
+	f.keep = present // shop-1 is paused, not dead: what it wrote stays as it left it
+	b := f.Visit(1, 1)
+	if err := f.Elapse(rebuild); err != nil {
+		return stuckVerdict(err), false
+	}
+	hold.Release()
+	if err := f.Drive(func() bool { return a.Done() && b.Done() }, patience); err != nil {
+		return waitVerdict(err, "the visitors were"), false
+	}
+	reads := f.Reads()
+	if reads > 1 {
+		var sent []string
+		for _, c := range f.taps[0].Log()[since:] {
+			if len(c.keys) > 0 || !c.known {
+				sent = append(sent, shorten(c.String()))
+			}
+		}
+		figure := fmt.Sprintf("%s with shop-1 stopped before its command %d after its query", count(reads, "read"), k)
+		if locks, err := learnLocks(f); err == nil && slices.ContainsFunc(present, func(k key) bool { return locks[k.name] }) {
+			return check.Failed(figure, fmt.Sprintf("shop-1 still held the lock, stopped after its query, while %v of the "+
+				"shops' clock passed; shop-2 missed meanwhile and read the source too. A loser waits for the holder's fill "+
+				"within its budget (a second or so), and keeps waiting while the lock is held", rebuild)), false
+		}
+		return check.Failed(figure,
+			fmt.Sprintf("shop-1 read the source and was stopped before its command %d after the query (it sent: %s); shop-2 "+
+				"missed meanwhile, found no lock to wait for, and read the source again. Write the shelf to Redis first, "+
+				"and release the lock after", k, strings.Join(sent[:min(k, len(sent))], " | "))), false
+	}
+	return check.Passed(""), true
 }
 
 // lateAttempt is the second scene of FleetOnce: shop-2 misses while
@@ -89,7 +168,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
-	if err := a.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -99,7 +178,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	hold := f.taps[1].Hold(attemptOn(names(locks)))
 	defer hold.Release()
 	b := f.Visit(1, 1)
-	if err := b.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	gts[0].Open()
@@ -137,8 +216,8 @@ func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
-	crowd := f.Burst(perInstance)
-	if err := crowd.Settle(); err != nil {
+	f.Burst(perInstance)
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "the holder's")
@@ -182,30 +261,32 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	defer f.Close()
 	first := f.Visit(0, 1)
-	if err := first.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	if f.Reads() == 0 {
 		return check.Failed("", "shop-1's visitor never reached the database: "+strings.Join(f.places(), "; "))
 	}
-	if _, v := lockKeys(f, "shop-1's"); !v.Pass {
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
 		return v
 	}
+	f.keep = locks // shop-1 is slow, not dead: on a real server its lock must not age in real time
 	var losers []*harness.Crowd[[]string]
 	for i := 1; i < instances; i++ {
 		losers = append(losers, f.Visit(i, 10))
 	}
-	for _, c := range losers {
-		if err := c.Settle(); err != nil {
-			return stuckVerdict(err)
-		}
+	// The rebuild takes its time: the shops' clock, and Redis's, move on
+	// while shop-1's query is held, and the losers poll, retry or give up.
+	if err := f.Elapse(rebuild); err != nil {
+		return stuckVerdict(err)
 	}
-	reads := f.Reads()
 	gate.Open()
 	err = f.Drive(func() bool { return first.Done() && allDone(losers) }, patience)
-	figure := fmt.Sprintf("%s while shop-1 held the lock", count(reads, "read"))
+	reads := f.Reads()
+	figure := fmt.Sprintf("%s while shop-1 held the lock for a %v rebuild", count(reads, "read"), rebuild)
 	if reads > 1 {
-		return check.Failed(figure, fmt.Sprintf("%d instances lost the lock and still read the source: a loser waits "+
+		return check.Failed(figure, fmt.Sprintf("%d more reads while shop-1 held the lock and rebuilt: a loser waits "+
 			"for the holder's fill (polling Redis, within a budget) or serves the previous value, it never queries", reads-1))
 	}
 	if err != nil {
@@ -216,7 +297,8 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 		outs = append(outs, c.Outcomes()...)
 	}
 	if v := shelves.AllGot(outs, catalog.Books(catalog.Bestsellers)); !v.Pass {
-		return check.Failed(figure, "a visitor of a losing instance should get the holder's fill: "+v.Message)
+		return check.Failed(figure, fmt.Sprintf("a visitor of a losing instance should get the holder's fill, which came "+
+			"after a rebuild of %v (a budget must outlast a healthy rebuild): %s", rebuild, v.Message))
 	}
 	return check.Passed(fmt.Sprintf("%s; its fill served %d waiting visitors", figure, len(outs)))
 }
@@ -231,8 +313,8 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
-	dead := f.Visit(0, 1)
-	if err := dead.Settle(); err != nil {
+	f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -251,11 +333,41 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(fmt.Sprintf("lock for %v", longest), fmt.Sprintf("a holder that dies blocks the shelf for the "+
 			"lock's whole time to live; for a rebuild of %v keep it within %v", catalog.QueryCost, maxLockTTL))
 	}
-	if err := f.world.Expire(h.Context(), locks); err != nil {
-		return worldVerdict(err)
+	// While the dead holder's lock lives, shop-2's visitors come one after
+	// another: they may wait and give up, but must not keep it alive.
+	start := f.clock.Now()
+	var next *harness.Crowd[[]string]
+	for f.Reads() == 1 && f.clock.Now().Sub(start) <= longest {
+		before := f.clock.Now()
+		next = f.Visit(1, 1)
+		if err := f.Drive(next.Done, patience); err != nil {
+			return waitVerdict(err, "while shop-1's dead lock lived, shop-2's visitor was")
+		}
+		if p := next.Panicked(); p != "" {
+			return check.Failed("", "a visitor's call panicked: "+p)
+		}
+		if f.clock.Now().Equal(before) {
+			if err := f.Elapse(50 * time.Millisecond); err != nil {
+				return stuckVerdict(err)
+			}
+		}
 	}
-	next := f.Visit(1, 1)
-	err = f.Drive(next.Done, patience)
+	if f.Reads() == 1 {
+		alive, err := f.world.Keys(h.Context())
+		if err != nil {
+			return worldVerdict(err)
+		}
+		for _, k := range alive {
+			if slices.ContainsFunc(locks, func(l key) bool { return l.name == k.name }) {
+				return check.Failed(fmt.Sprintf("lock for %v, still there after %v", longest, f.clock.Now().Sub(start).Round(time.Millisecond)),
+					fmt.Sprintf("shop-1 died holding %s, which had %v to live; %v later it was still there, with %v left: "+
+						"something kept pushing its expiry back (sent: %s). Only a live holder may extend its lock, and not forever",
+						k.name, longest, f.clock.Now().Sub(start).Round(time.Millisecond), k.ttl.Round(time.Millisecond), expiries(f)))
+			}
+		}
+		next = f.Visit(1, 1)
+		err = f.Drive(next.Done, patience)
+	}
 	reads := f.Reads()
 	figure := fmt.Sprintf("lock for %v; %s", longest, count(reads, "read"))
 	if err != nil {
@@ -277,6 +389,26 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed(fmt.Sprintf("shop-1 died holding a lock for %v; after it, shop-2 rebuilt", longest))
 }
 
+// expiries lists the commands after which a key's expiry may have moved,
+// for a message.
+func expiries(f *fleet) string {
+	var out []string
+	for i, t := range f.taps {
+		for _, c := range t.Log() {
+			if strings.Contains(c.name, "expire") || scripted[c.name] || c.name == "set" && slices.ContainsFunc(c.args, func(a string) bool {
+				return strings.EqualFold(a, "xx") || strings.EqualFold(a, "keepttl")
+			}) {
+				out = append(out, fmt.Sprintf("shop-%d: %s", i+1, shorten(c.String())))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "nothing that sets an expiry"
+	}
+	out = slices.Compact(out)
+	return strings.Join(out[:min(3, len(out))], "; ")
+}
+
 // HolderOnly checks that a holder whose lock expired and was taken over
 // leaves the new holder's lock alone. The takeover is staged before each
 // command the holder sends after its query, one world per command, so
@@ -284,7 +416,7 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 // between them. It catches a release by plain DEL, a check-then-delete
 // that is not atomic, and a token that is the same for every instance.
 func HolderOnly(h *harness.H, newShop NewShop) check.Verdict {
-	const most = 12
+	const most = maxCommands
 	for k := 1; k <= most; k++ {
 		v, more := takeover(h, newShop, k)
 		if !v.Pass || !more {
@@ -305,7 +437,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
-	if err := a.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err), false
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -328,8 +460,8 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	if err := f.world.DeleteAll(ctx); err != nil {
 		return worldVerdict(err), false
 	}
-	b := f.Visit(1, 1)
-	if err := b.Settle(); err != nil {
+	f.Visit(1, 1)
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err), false
 	}
 	owned := map[string]string{}
@@ -392,8 +524,8 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
-	holder := f.Visit(0, 1)
-	if err := holder.Settle(); err != nil {
+	f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	locks, v := lockKeys(f, "shop-1's")
@@ -402,15 +534,16 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	f.keep = locks // shop-1 is slow, not dead: its lock stays
 	loser := f.Visit(1, 1)
-	if err := loser.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	start := f.clock.Now()
 	err = f.Drive(loser.Done, maxBudget)
 	waited := f.clock.Now().Sub(start)
 	if reads := f.Reads(); reads > 1 {
-		return check.Failed(count(reads, "read"), "shop-2's visitor read the source while shop-1 held the lock: "+
-			"past its budget, a loser answers \"try again\", it does not query")
+		return check.Failed(count(reads, "read"), fmt.Sprintf("shop-2's visitor read the source while shop-1 held the "+
+			"lock (by %v of the shops' clock): a loser waits for the fill, and past its budget answers \"try again\"; "+
+			"it never queries", f.clock.Now().Sub(start).Round(time.Millisecond)))
 	}
 	if errors.Is(err, errNoBound) {
 		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never finished, "+
@@ -449,8 +582,9 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
+	untimedSeen := f.watchTTLs()
 	crowd := f.Burst(5)
-	if err := crowd.Settle(); err != nil {
+	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	during, err := f.world.Keys(ctx)
@@ -465,6 +599,12 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if err != nil {
 		return worldVerdict(err)
 	}
+	for _, u := range untimedSeen() {
+		return check.Failed(u.key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
+			"time to live: if the instance dies there, the key never expires (a lock that never expires blocks the fleet "+
+			"for good). Write the key and its time to live in one step: SET ... PX, or one script, or MULTI/EXEC",
+			u.shop+1, u.sent, u.key))
+	}
 	seen := map[string]bool{}
 	var figure []string
 	for _, k := range append(during, after...) {
@@ -475,15 +615,6 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		if !seen[k.name] {
 			seen[k.name] = true
 			figure = append(figure, k.String())
-		}
-	}
-	for i, t := range f.taps {
-		for _, c := range t.Log() {
-			if why := c.untimed(); why != "" {
-				return check.Failed(shorten(c.String()), fmt.Sprintf("shop-%d sent %q: %s, and if the instance dies "+
-					"before it sets one, never will. Write the key and its time to live in one command (SET ... PX)",
-					i+1, shorten(c.String()), why))
-			}
 		}
 	}
 	if len(figure) == 0 {
@@ -518,20 +649,6 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 		f.Close()
 	}
 	return check.Passed("")
-}
-
-// lockKeys returns the keys in Redis while a holder's query is held: in a
-// cold fleet, those are its lock. No key means no lock.
-func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
-	keys, err := f.world.Keys(f.h.Context())
-	if err != nil {
-		return nil, worldVerdict(err)
-	}
-	if len(keys) == 0 {
-		return nil, check.Failed("no lock", fmt.Sprintf("while %s query ran, Redis held no key: there is no lock for the "+
-			"other instances to find. Take SET lock:<shelf> <token> NX PX <ms> before reading the source", whose))
-	}
-	return keys, check.Passed("")
 }
 
 func names(keys []key) []string {

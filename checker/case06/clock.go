@@ -93,6 +93,41 @@ func (c *manual) Next() bool {
 	return true
 }
 
+// Earliest returns the earliest wake-up time, if anyone sleeps.
+func (c *manual) Earliest() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.sleepers) == 0 {
+		return time.Time{}, false
+	}
+	earliest := c.sleepers[0].at
+	for _, s := range c.sleepers {
+		if s.at.Before(earliest) {
+			earliest = s.at
+		}
+	}
+	return earliest, true
+}
+
+// Set moves the clock to t and wakes everyone due by then. It reports
+// false, and does nothing, when t is not after the clock's time.
+func (c *manual) Set(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.After(c.now) {
+		return false
+	}
+	c.now = t
+	c.sleepers = slices.DeleteFunc(c.sleepers, func(s *sleeper) bool {
+		if s.at.After(c.now) {
+			return false
+		}
+		close(s.wake)
+		return true
+	})
+	return true
+}
+
 // Sleepers returns how many goroutines sleep on the clock.
 func (c *manual) Sleepers() int {
 	c.mu.Lock()

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,6 +35,11 @@ type fleet struct {
 	shops  []shelves.Shop
 	taps   []*tap
 	crowds []*harness.Crowd[[]string]
+	// newShop makes the instances; learnLocks makes a fleet of its own.
+	newShop NewShop
+	// locks are the keys that behave as the lock (see learnLocks), found
+	// the first time a scene asks.
+	locks map[string]bool
 	// keep are keys Drive keeps alive on a real server, as their live
 	// holder would, while it moves the shops' clock: Redis's time is real
 	// there, and a slow machine must not let a held lock expire.
@@ -45,14 +52,64 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{h: h, world: w, clock: newManual(), gates: g}
+	f := &fleet{h: h, world: w, clock: newManual(), gates: g, newShop: newShop}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(g.hook))
 	for range n {
 		t := &tap{}
 		f.taps = append(f.taps, t)
 		f.shops = append(f.shops, newShop(f.db, w.client(t), f.clock))
 	}
+	// A scene that holds queries may look for the lock: learn which key it
+	// is now, before any lock of this fleet ages in real time on a real
+	// server while the checker learns.
+	if n >= 2 && (g.every != nil || len(g.nth) > 0) {
+		// If the solo scene fails, lockKeys learns again and says why.
+		if locks, err := learnLocks(f); err == nil {
+			f.locks = locks
+		}
+	}
 	return f, nil
+}
+
+// untimed is a key the fleet left without a time to live, and the
+// command after which it was seen so.
+type untimed struct {
+	shop int    // from 0
+	sent string // the command, or the pipeline's commands
+	key  string
+}
+
+// watchTTLs makes every instance's tap look at Redis after each command
+// (or pipeline, or MULTI/EXEC) that may write, and note any key with no
+// time to live. It decides from the server's state, whatever commands
+// wrote the key: SETNX then EXPIRE, RPUSH then EXPIRE, INCR in one script
+// and EXPIRE in another are each seen between their two commands, and
+// a MULTI/EXEC or a script that does both at once is not.
+func (f *fleet) watchTTLs() func() []untimed {
+	var mu sync.Mutex
+	var seen []untimed
+	for i, t := range f.taps {
+		t.mu.Lock()
+		t.after = func(ctx context.Context, sent string) {
+			keys, err := f.world.Keys(context.WithoutCancel(ctx))
+			if err != nil {
+				return
+			}
+			for _, k := range keys {
+				if k.forever {
+					mu.Lock()
+					seen = append(seen, untimed{shop: i, sent: sent, key: k.name})
+					mu.Unlock()
+				}
+			}
+		}
+		t.mu.Unlock()
+	}
+	return func() []untimed {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // Close opens every gate, lets the visitors still inside the shops finish,
@@ -63,33 +120,107 @@ func (f *fleet) Close() {
 	f.world.Close()
 }
 
-// Visit starts n visitors of one instance, all asking for the bestsellers.
+// Visit starts n visitors of one instance, all asking for the bestsellers,
+// and returns once each has started.
 func (f *fleet) Visit(instance, n int) *harness.Crowd[[]string] {
 	shop := f.shops[instance]
-	c := harness.Visit(f.h, n, func(ctx context.Context, _ int) ([]string, error) {
+	return f.visit(n, func(ctx context.Context, _ int) ([]string, error) {
 		return shop.Top(ctx, catalog.Bestsellers)
 	})
-	f.crowds = append(f.crowds, c)
-	return c
 }
 
 // Burst starts perInstance visitors on every instance at once.
 func (f *fleet) Burst(perInstance int) *harness.Crowd[[]string] {
 	n := len(f.shops)
-	c := harness.Visit(f.h, n*perInstance, func(ctx context.Context, i int) ([]string, error) {
+	return f.visit(n*perInstance, func(ctx context.Context, i int) ([]string, error) {
 		return f.shops[i%n].Top(ctx, catalog.Bestsellers)
 	})
+}
+
+// visit starts a crowd and waits until every visitor has started, so that
+// Settle, which looks only at goroutines, sees them all.
+func (f *fleet) visit(n int, fn func(context.Context, int) ([]string, error)) *harness.Crowd[[]string] {
+	var started atomic.Int64
+	c := harness.Visit(f.h, n, func(ctx context.Context, i int) ([]string, error) {
+		started.Add(1)
+		return fn(ctx, i)
+	})
 	f.crowds = append(f.crowds, c)
+	for started.Load() < int64(n) {
+		runtime.Gosched()
+	}
 	return c
 }
 
 // Reads returns how many times the fleet has read the source.
 func (f *fleet) Reads() int { return f.db.Queries(catalog.Bestsellers) }
 
-// Settle waits until every goroutine is parked: at a gate, on a lock, on a
-// channel, held by a tap, or asleep on the checker's clock. Time does not
-// move.
-func (f *fleet) Settle() error { return f.h.Settled(func() bool { return true }) }
+// Settle waits until every goroutine is parked, in three snapshots in a
+// row: at a gate, on a lock, on a channel, held by a tap, asleep on the
+// checker's clock, or reading a Redis subscription (see idle). Time does
+// not move. It fails with a *harness.Stuck error after the hang bound.
+func (f *fleet) Settle() error {
+	deadline := time.Now().Add(f.h.Bound())
+	for streak := 0; streak < 3; {
+		if f.parked() {
+			streak++
+		} else {
+			streak = 0
+		}
+		if time.Now().After(deadline) {
+			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", f.h.Bound()), Places: f.places()}
+		}
+		if err := f.h.Context().Err(); err != nil {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// parked reports whether, in one snapshot, every goroutine but the
+// caller's is parked.
+func (f *fleet) parked() bool {
+	gs := stack.Parse(dump())
+	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
+		if !g.Blocked() && !idle(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// idle reports whether g waits for a message on a Redis subscription. On a
+// real server that goroutine reads from the network ("IO wait"), which no
+// other goroutine of the process can end; a message comes only when an
+// instance publishes, with a command the checker sees. So it counts as
+// parked. (On the embedded server it waits on a channel and is parked
+// anyway.) A goroutine waiting for the reply to a command it sent is not
+// idle: the reply is on its way.
+func idle(g stack.Goroutine) bool { return g.State == "IO wait" && onSubscription(g) }
+
+// onSubscription reports whether g runs go-redis's subscription code.
+func onSubscription(g stack.Goroutine) bool {
+	for _, fr := range g.Frames {
+		if strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*PubSub).") ||
+			strings.HasPrefix(fr.Func, "github.com/redis/go-redis/v9.(*channel).") {
+			return true
+		}
+	}
+	return false
+}
+
+// dump returns the stacks of every goroutine.
+func dump() string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
 
 // errNoBound is what Drive returns when visitors still wait after limit.
 var errNoBound = errors.New("still waiting")
@@ -101,6 +232,7 @@ var errNoBound = errors.New("still waiting")
 // moves: a visitor waits for something that will never come.
 func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 	start := f.clock.Now()
+	grace := 0
 	for {
 		if err := f.Settle(); err != nil {
 			return err
@@ -111,11 +243,42 @@ func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 		if f.clock.Now().Sub(start) >= limit {
 			return errNoBound
 		}
-		if err := f.world.Refresh(f.h.Context(), f.keep); err != nil {
+		before := f.clock.Now()
+		if !f.clock.Next() {
+			if f.world.embedded() || grace >= 5 {
+				return &harness.Stuck{Why: "waiting for something that never comes", Places: f.places()}
+			}
+			// On a real server a reply can be on its way in the kernel
+			// with its reader not yet woken: look again, a few times.
+			grace++
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		grace = 0
+		if err := f.world.Advance(f.h.Context(), f.clock.Now().Sub(before), f.keep); err != nil {
 			return err
 		}
-		if !f.clock.Next() {
-			return &harness.Stuck{Why: "waiting for something that never comes", Places: f.places()}
+	}
+}
+
+// Elapse lets d pass on the shops' clock, and in Redis with it, waking
+// each sleeper in turn and letting the fleet come to rest after each, as
+// Drive does, whether or not anyone sleeps. A query held at a gate stays
+// held: this is the time a slow rebuild takes while the others wait.
+func (f *fleet) Elapse(d time.Duration) error {
+	end := f.clock.Now().Add(d)
+	for {
+		if err := f.Settle(); err != nil {
+			return err
+		}
+		before := f.clock.Now()
+		if at, ok := f.clock.Earliest(); ok && !at.After(end) {
+			f.clock.Next()
+		} else if !f.clock.Set(end) {
+			return nil
+		}
+		if err := f.world.Advance(f.h.Context(), f.clock.Now().Sub(before), f.keep); err != nil {
+			return err
 		}
 	}
 }
@@ -124,18 +287,9 @@ func (f *fleet) Drive(done func() bool, limit time.Duration) error {
 // visitors or not (a flight may run on a goroutine of its own), such as
 // "1 goroutine at cases/case06/shop.go:80 in chan receive".
 func (f *fleet) places() []string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	count := map[string]int{}
 	var order []string
-	for _, g := range stack.Parse(string(buf)) {
+	for _, g := range stack.Parse(dump()) {
 		fr, ok := g.In(f.h.Dir())
 		if !ok {
 			continue
@@ -215,10 +369,19 @@ func (g *gates) OpenAll() {
 // stuckVerdict fails a check whose visitors never finished.
 func stuckVerdict(err error) check.Verdict {
 	msg := "the visitors never finished: " + err.Error()
-	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") {
+	switch {
+	case subscribed():
+		msg += " (a wait on a Redis subscription needs a bound too: wake on the clock New is given as well, " +
+			"with clk.Sleep in a goroutine of its own, and give up past the budget)"
+	case strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select"):
 		msg += " (wait with the clock New is given, clk.Sleep, not time.Sleep, time.After or a ticker: the checker moves that clock by hand)"
 	}
 	return check.Failed("", msg)
+}
+
+// subscribed reports whether a goroutine reads a Redis subscription.
+func subscribed() bool {
+	return slices.ContainsFunc(stack.Parse(dump()), onSubscription)
 }
 
 // worldVerdict fails a check that could not talk to Redis.

@@ -17,6 +17,8 @@ type command struct {
 	name string   // "set", lower case
 	args []string // every argument after the name
 	keys []string
+	// known is set when the checker knows where the command's keys are.
+	known bool
 	// noScript is set when Redis did not know the script of an EVALSHA:
 	// the command did nothing, and the client sends EVAL next.
 	noScript bool
@@ -28,9 +30,40 @@ func (c command) String() string {
 
 // attempt reports whether the command may take a lock on one of keys: it
 // names one of them and may create it. Reads, deletes and changes of
-// expiry cannot, and neither can a script Redis did not run.
+// expiry cannot, and neither can a script Redis did not run. A script's
+// ARGV, and the arguments of a command the checker does not know, may
+// name a key too: for those, any argument counts.
 func (c command) attempt(keys []string) bool {
-	return !readers[c.name] && !unmakers[c.name] && !c.noScript && c.names(keys)
+	if readers[c.name] || unmakers[c.name] || c.noScript {
+		return false
+	}
+	if c.names(keys) {
+		return true
+	}
+	if scripted[c.name] || !c.known {
+		for _, a := range c.args {
+			if slices.Contains(keys, a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// conditional reports whether the command may take a lock: a SET with NX,
+// a SETNX, or a script.
+func (c command) conditional() bool {
+	switch {
+	case c.name == "setnx", scripted[c.name]:
+		return true
+	case c.name == "set":
+		for _, a := range c.args {
+			if strings.EqualFold(a, "nx") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // names reports whether the command names any of the keys.
@@ -43,25 +76,6 @@ func (c command) names(keys []string) bool {
 	return false
 }
 
-// untimed returns why the command writes a key that has no time to live,
-// or "" when it does not. Scripts and other commands are judged by the
-// keys they leave behind instead.
-func (c command) untimed() string {
-	switch c.name {
-	case "setnx", "getset", "mset", "msetnx":
-		return strings.ToUpper(c.name) + " cannot give a key a time to live"
-	case "set":
-		for _, a := range c.args[min(2, len(c.args)):] {
-			switch strings.ToLower(a) {
-			case "ex", "px", "exat", "pxat", "keepttl":
-				return ""
-			}
-		}
-		return "SET without EX or PX writes a key that never expires"
-	}
-	return ""
-}
-
 // Where a command's keys are, for the commands a shop may send. On a shared
 // server every key must be found, to be put under the world's namespace.
 var (
@@ -72,10 +86,13 @@ var (
 		"persist type strlen incr incrby incrbyfloat decr decrby append getrange setrange substr expiretime " +
 		"pexpiretime dump restore hget hset hsetnx hdel hgetall hexists hlen hincrby hmget hmset hkeys hvals " +
 		"lpush rpush lpop rpop llen lrange lindex sadd srem smembers sismember scard zadd zrem zrange zscore zcard zincrby")
-	everyKey  = set("del unlink exists mget touch watch")
-	pairKeys  = set("mset msetnx")
-	scripted  = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
-	keyless   = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset")
+	everyKey = set("del unlink exists mget touch watch")
+	pairKeys = set("mset msetnx")
+	scripted = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
+	// Channels are not keys: go-redis sends SUBSCRIBE on a connection of
+	// its own, past the tap, so PUBLISH's channel is left as it is too.
+	keyless = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset " +
+		"publish spublish subscribe unsubscribe psubscribe punsubscribe ssubscribe sunsubscribe pubsub")
 	errNoKeys = "the checker cannot tell which arguments of %s are keys, so it cannot keep them apart from other runs on a shared server; use GET, SET, DEL, EVAL and the like"
 )
 
@@ -134,6 +151,9 @@ func keyIndexes(name string, args []string) ([]int, bool) {
 // that checks running side by side never see each other's keys.
 type tap struct {
 	ns string // "" on the embedded server
+	// after, when set, is called once each command or pipeline that may
+	// write has run, with what was sent (see fleet.watchTTLs).
+	after func(ctx context.Context, sent string)
 
 	mu   sync.Mutex
 	log  []command
@@ -192,8 +212,43 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		err = next(ctx, cmd)
 		restore()
 		t.done(at, err)
+		t.written(ctx, cmd)
 		return err
 	}
+}
+
+// written calls after, if set, once cmds have run, unless every one of
+// them only reads.
+func (t *tap) written(ctx context.Context, cmds ...redis.Cmder) {
+	t.mu.Lock()
+	after := t.after
+	t.mu.Unlock()
+	if after == nil {
+		return
+	}
+	var sent []string
+	writes := false
+	for _, cmd := range cmds {
+		name := strings.ToLower(argString(cmd.Args()[0]))
+		writes = writes || !readers[name] && !keyless[name] || name == "exec"
+		sent = append(sent, shortArgs(cmd.Args()))
+	}
+	if writes {
+		joined := strings.Join(sent, "; ")
+		if t.ns != "" {
+			joined = strings.ReplaceAll(joined, t.ns, "")
+		}
+		after(ctx, joined)
+	}
+}
+
+// shortArgs is a command as sent, for a message.
+func shortArgs(args []any) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = argString(a)
+	}
+	return shorten(strings.Join(out, " "))
 }
 
 // ProcessPipelineHook implements redis.Hook.
@@ -207,7 +262,9 @@ func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 			}
 			defer restore()
 		}
-		return next(ctx, cmds)
+		err := next(ctx, cmds)
+		t.written(ctx, cmds...)
+		return err
 	}
 }
 
@@ -222,7 +279,7 @@ func (t *tap) see(cmd redis.Cmder) (int, func(), error) {
 	}
 	name := strings.ToLower(args[0])
 	idx, known := keyIndexes(name, args)
-	c := command{name: name, args: args[1:]}
+	c := command{name: name, args: args[1:], known: known}
 	for _, i := range idx {
 		c.keys = append(c.keys, args[i])
 	}

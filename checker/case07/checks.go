@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -228,13 +229,54 @@ func Late(h *harness.H, newShop New) check.Verdict {
 	slices.Sort(into)
 	median := into[len(into)/2]
 	figure := fmt.Sprintf("the median recompute started %s into the %s window", secs(median), secs(hs.ttl))
+	// XFetch's head start is drawn afresh: the recomputes of the windows
+	// start at points spread over about a second (delta), the reads 20 ms
+	// apart. A head start that is the same in every window (u drawn once,
+	// or no draw at all) puts them all at one point. A right rule puts two
+	// windows' recomputes in the same 20 ms slot with a chance of about 1
+	// in 50, so all of four or more with a chance below 1e-6.
+	// (A shop that never recomputes early starts each at expiry, the same
+	// point too; no-wait tells it so.)
+	if len(into) >= 4 && into[0] == into[len(into)-1] && into[0] < hs.ttl {
+		return check.Failed(figure+"; every one at the same point", fmt.Sprintf("all %d recomputes after the first fill "+
+			"started exactly %s into their window: the head start is the same every time. Draw u afresh on every read, "+
+			"from the random source New is given", len(into), secs(into[0])))
+	}
 	if median < hs.ttl/2 {
 		return check.Failed(figure, fmt.Sprintf("half the recomputes started within %s of the list being stored; "+
 			"XFetch's chance is exp(-(time left)/(delta*beta)), tiny until the last few deltas before expiry. "+
 			"Check the sign of the rule, and that u is never 0 (ln 0 is minus infinity)", secs(median)))
 	}
-	return check.Passed(figure)
+	fired, err := probe(h, newShop, zeroDraw, zeroShops, zeroLeft, true)
+	if err != nil {
+		return failed(err)
+	}
+	if fired > 0 {
+		return check.Failed(fmt.Sprintf("%s; a draw of 0 started %d of %d recomputes %s before expiry", figure, fired, zeroShops, secs(zeroLeft)),
+			fmt.Sprintf("each of %d shops, with a %s query, was read %s before expiry, and the read's draw was exactly 0. "+
+				"XFetch's chance there is exp(-%s/%s), which is 0 even in floating point, yet %d of them recomputed: "+
+				"with u = 0, ln(u) is minus infinity and the head start infinite. random() can return 0: take u = 1 - random(), "+
+				"which is in (0, 1], or draw again on a 0 (written as u < exp(-g/(delta*beta)), compare with <, not <=)",
+				zeroShops, secs(zeroDraw.cost), secs(zeroLeft), secs(zeroLeft), secs(zeroDraw.cost), fired))
+	}
+	return check.Passed(figure + "; a draw of 0 far from expiry started none")
 }
+
+// The zero probe of Late: zeroShops shops with a 0.01 s query, each read
+// once zeroLeft before expiry with a draw of exactly 0. There g/(delta*beta)
+// is 2000 and XFetch's chance exp(-2000) is 0 even in floating point, so no
+// rule that is right for every u in (0, 1] fires, nor u < exp(...) with u
+// = 0: whatever its arithmetic, a recompute here came from ln(0). (The
+// steady traffic draws no 0, see source.) A rule that converts an infinite
+// head start to a time.Duration gets an implementation-dependent value:
+// on amd64 the minimum int64, a head start that never fires, which
+// behaves like u = 1 and cannot be told from a right rule by what it does.
+const (
+	zeroShops = 5
+	zeroLeft  = 20 * time.Second
+)
+
+var zeroDraw = shopConfig{cost: 10 * time.Millisecond, ttl: 30 * time.Second, beta: 1, seed: 17}
 
 // The probes of Delta and Beta: probes shops, each filled once with its own
 // database, and each read once at probeLeft before expiry. At time left g
@@ -243,19 +285,26 @@ func Late(h *harness.H, newShop New) check.Verdict {
 const (
 	probes    = 200
 	probeLeft = 2 * time.Second
+	// tail bounds the chance that a correct rule's count falls below the
+	// lower bound, and again above the upper one, for one probe. A check
+	// compares two probes, so it fails a correct rule with a chance below
+	// 4*tail = 8e-7 (see bounds).
+	tail = 2e-7
 )
 
-// probe returns how many of the probe reads start a recompute for shops
-// made with cfg. Every probe of a configuration draws from one source
-// seeded alike, so that a rule that ignores what changed between two
-// configurations gives the same count for both.
-func probe(h *harness.H, newShop New, cfg shopConfig) (int, error) {
+// probe returns how many of n probe reads, each on a shop of its own made
+// with cfg, start a recompute when read once with left to go before
+// expiry. Every probe of a configuration draws from one source seeded
+// alike, so that a rule that ignores what changed between two
+// configurations gives the same count for both. With zero set, the first
+// draw of every probe read is exactly 0.
+func probe(h *harness.H, newShop New, cfg shopConfig, n int, left time.Duration, zero bool) (int, error) {
 	w := newWorld(h)
-	random := newRandom(cfg.seed)
-	for range probes {
-		w.openWith(newShop, cfg, random)
+	src := newSource(cfg.seed, false)
+	for range n {
+		w.openWith(newShop, cfg, src.draw)
 	}
-	fill := harness.Visit(h, probes, func(ctx context.Context, i int) (struct{}, error) {
+	fill := harness.Visit(h, n, func(ctx context.Context, i int) (struct{}, error) {
 		_, err := w.shops[i].Top(ctx, catalog.Bestsellers)
 		return struct{}{}, err
 	})
@@ -274,56 +323,133 @@ func probe(h *harness.H, newShop New, cfg shopConfig) (int, error) {
 			return 0, fmt.Errorf("a reader filling the cache failed: %v%s", o.Err, o.Panic)
 		}
 	}
-	at := opening.Add(cfg.cost + cfg.ttl - probeLeft)
+	at := opening.Add(cfg.cost + cfg.ttl - left)
 	if err := w.until(at); err != nil {
 		return 0, err
 	}
 	err = w.drive(func(i int) (event, bool) {
-		return event{at: at, shop: i, shelf: catalog.Bestsellers}, i < probes
+		if zero && i < n {
+			src.zeroNext() // the driver sends read i right after this
+		}
+		return event{at: at, shop: i, shelf: catalog.Bestsellers}, i < n
 	})
 	if err != nil {
 		return 0, err
 	}
 	qs, _ := w.snapshot()
-	n := 0
+	fired := 0
 	for _, q := range qs {
 		if q.start.Equal(at) {
-			n++
+			fired++
 		}
 	}
-	return n, w.finish()
+	return fired, w.finish()
 }
 
-// expected is how many of the probes XFetch's closed form says recompute.
-func expected(cfg shopConfig) int {
-	g := probeLeft.Seconds() / (cfg.cost.Seconds() * cfg.beta)
-	return int(math.Round(probes * math.Exp(-g)))
+// chance is XFetch's chance that one read with probeLeft to go recomputes.
+func chance(cfg shopConfig) float64 {
+	return math.Exp(-probeLeft.Seconds() / (cfg.cost.Seconds() * cfg.beta))
+}
+
+// chanceFromStart is the same for a shop that dates a list's expiry from
+// when its query began rather than when it ended (a list that lives a
+// query's length less, which is a fair choice): its time left at the probe
+// is one delta shorter, and with none left every probe read misses and
+// queries.
+func chanceFromStart(cfg shopConfig) float64 {
+	g := probeLeft - cfg.cost
+	if g <= 0 {
+		return 1
+	}
+	return math.Exp(-g.Seconds() / (cfg.cost.Seconds() * cfg.beta))
+}
+
+// within reports whether a probe's count fits a correct rule with either
+// dating of expiry, and says which range it fits when it is the second.
+func within(n int, cfg shopConfig) (ok bool, note string) {
+	lo, hi := bounds(probes, chance(cfg))
+	if n >= lo && n <= hi {
+		return true, ""
+	}
+	lo, hi = bounds(probes, chanceFromStart(cfg))
+	if n >= lo && n <= hi {
+		return true, fmt.Sprintf(" (%d fits %d to %d, for a list whose life is counted from its query's start)", n, lo, hi)
+	}
+	return false, ""
+}
+
+// bounds returns the range a correct rule's count of recomputes among the
+// probes falls in, but for a chance below tail on each side. The count of a
+// correct rule is binomial: probes reads, each firing with chance p,
+// independently, whatever order the rule draws its numbers in. lo is the
+// largest k with P(X < k) <= tail and hi the smallest with P(X > hi) <=
+// tail. For the probes' chances, exp(-2) and exp(-1/2), they are 6 to 54
+// (expected 27) and 86 to 155 (expected 121); a rule that draws the same u
+// for every read gives 0 or 200, and one that ignores delta or beta gives
+// the same count for both.
+func bounds(n int, p float64) (lo, hi int) {
+	if p >= 1 {
+		return n, n
+	}
+	pmf := func(k int) float64 {
+		lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+		return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	}
+	below := 0.0 // P(X < lo)
+	for lo = 0; lo < n && below+pmf(lo) <= tail; lo++ {
+		below += pmf(lo)
+	}
+	above := 0.0 // P(X > hi)
+	for hi = n; hi > 0 && above+pmf(hi) <= tail; hi-- {
+		above += pmf(hi)
+	}
+	return lo, hi
 }
 
 // compare probes two configurations that differ in one thing and checks
-// that the second recomputes clearly more often than the first. A fifth of
-// the probes is the margin: XFetch's difference is about half of them,
-// and a rule that ignores the difference gives none.
+// that each count is within the bounds XFetch's chance gives it (for either
+// dating of expiry, see chanceFromStart: that only widens what passes, so
+// a correct rule still fails with a chance below 4*tail). Between
+// the two bounds there is no overlap, so a rule that ignores the
+// difference cannot pass both, and a rule whose draws do not vary (every
+// read deciding the same way) gives 0 or all of them.
 func compare(h *harness.H, newShop New, a, b shopConfig, label func(shopConfig) string, why string) check.Verdict {
-	na, err := probe(h, newShop, a)
+	na, err := probe(h, newShop, a, probes, probeLeft, false)
 	if err != nil {
 		return failed(err)
 	}
-	nb, err := probe(h, newShop, b)
+	nb, err := probe(h, newShop, b, probes, probeLeft, false)
 	if err != nil {
 		return failed(err)
 	}
-	figure := fmt.Sprintf("%s before expiry, %d of %d reads recompute with %s and %d with %s; exp(-g/(delta*beta)) says %d and %d",
-		secs(probeLeft), na, probes, label(a), nb, label(b), expected(a), expected(b))
-	if nb-na >= probes/5 {
-		return check.Passed(figure)
+	loA, hiA := bounds(probes, chance(a))
+	loB, hiB := bounds(probes, chance(b))
+	figure := fmt.Sprintf("%s before expiry, %d of %d reads recompute with %s and %d with %s; "+
+		"exp(-g/(delta*beta)) says %d to %d and %d to %d",
+		secs(probeLeft), na, probes, label(a), nb, label(b), loA, hiA, loB, hiB)
+	inA, noteA := within(na, a)
+	inB, noteB := within(nb, b)
+	if inA && inB {
+		return check.Passed(figure + noteA + noteB)
 	}
 	msg := why
 	switch {
 	case na == 0 && nb == 0:
-		msg = "no read recomputed early at all. " + why
+		msg = "no read recomputed early at all. " + why + " (If your rule does fire near expiry: draw from the random source " +
+			"New is given, afresh for each read.)"
 	case na == nb:
 		msg = "the same number recompute either way. " + why
+	case (na == 0 || na == probes) && (nb == 0 || nb == probes):
+		msg = "every read of a configuration decided the same way, all recompute or none: draw u afresh for each read, " +
+			"uniform, so that each read recomputes with chance exp(-g/(delta*beta))."
+	case !inA && !inB:
+		msg = "neither count is near what XFetch's chance gives. " + why
+	case !inA:
+		msg = fmt.Sprintf("with %s, %d reads recomputed where the chance exp(-g/(delta*beta)) gives %d to %d: "+
+			"the head start is delta*beta*(-ln u), u uniform in (0, 1].", label(a), na, loA, hiA)
+	default:
+		msg = fmt.Sprintf("with %s, %d reads recomputed where the chance exp(-g/(delta*beta)) gives %d to %d. ",
+			label(b), nb, loB, hiB) + why
 	}
 	return check.Failed(figure, msg)
 }
@@ -351,8 +477,16 @@ func Beta(h *harness.H, newShop New) check.Verdict {
 }
 
 // OneFlight checks that a key never has two recomputes at once: in steady
-// traffic, and when 50 readers arrive together just before expiry, when
-// nearly every one of them draws an early recompute.
+// traffic, when 50 readers arrive together just before expiry, when nearly
+// every one of them draws an early recompute, and when readers keep coming
+// after expiry while that recompute is still in flight.
+//
+// The 50 readers start together: the first draw of the burst is held, on
+// the goroutine that draws, until the other readers have all arrived and
+// the process is at rest, and then let go with the scheduler on one
+// processor. So a shop that marks its recompute as in flight only once the
+// recompute's own goroutine runs is seen: the other readers, woken first,
+// decide before that goroutine does.
 func OneFlight(h *harness.H, newShop New) check.Verdict {
 	hs, rs, err := playTraffic(h, newShop)
 	if err != nil {
@@ -362,7 +496,7 @@ func OneFlight(h *harness.H, newShop New) check.Verdict {
 
 	w := newWorld(h)
 	cfg := traffic.shop
-	k := w.open(newShop, cfg)
+	k, src := w.openSource(newShop, cfg)
 	err = w.drive(func(i int) (event, bool) { return event{at: opening, shop: k, shelf: catalog.Bestsellers}, i < 1 })
 	if err == nil {
 		err = w.finish()
@@ -370,36 +504,78 @@ func OneFlight(h *harness.H, newShop New) check.Verdict {
 	if err != nil {
 		return failed(err)
 	}
-	at := opening.Add(cfg.cost + cfg.ttl - cfg.cost/20)
+	expiry := opening.Add(cfg.cost + cfg.ttl)
+	at := expiry.Add(-cfg.cost / 20)
 	if err := w.until(at); err != nil {
 		return failed(err)
 	}
 	before := len(w.queriesSoFar())
-	crowd := harness.Visit(h, 50, func(ctx context.Context, _ int) ([]string, error) {
-		return w.shops[k].Top(ctx, catalog.Bestsellers)
-	})
-	err = crowd.Settle()
-	burst := len(w.queriesSoFar()) - before
-	if err == nil {
-		err = w.until(at.Add(cfg.cost))
+	reached, release := src.holdNext()
+	defer release()
+	var crowds []*harness.Crowd[[]string]
+	visit := func(n int) error {
+		c := harness.Visit(h, n, func(ctx context.Context, _ int) ([]string, error) {
+			return w.shops[k].Top(ctx, catalog.Bestsellers)
+		})
+		crowds = append(crowds, c)
+		return c.Settle()
 	}
+	err = visit(50)
 	if err == nil {
-		err = crowd.Wait()
+		select {
+		case <-reached:
+			procs := runtime.GOMAXPROCS(1)
+			release()
+			err = w.rest()
+			runtime.GOMAXPROCS(procs)
+		default:
+			release() // nobody drew
+		}
 	}
 	if err != nil {
 		return failed(err)
 	}
-	if p := crowd.Panicked(); p != "" {
-		return check.Failed("", "a reader's call panicked: "+p)
+	burst := len(w.queriesSoFar()) - before
+	// Past expiry, with the recompute still in flight: these readers must
+	// wait for it, not start another.
+	for _, d := range []time.Duration{cfg.cost / 4, cfg.cost / 2} {
+		if err := w.until(expiry.Add(d)); err != nil {
+			return failed(err)
+		}
+		if err := visit(10); err != nil {
+			return failed(err)
+		}
 	}
-	figure := fmt.Sprintf("at most %d at once in steady traffic; 50 readers just before expiry started %d", steadyMost, burst)
+	scene := w.queriesSoFar()[before:]
+	if err := w.until(at.Add(2 * cfg.cost)); err != nil {
+		return failed(err)
+	}
+	for _, c := range crowds {
+		if err := c.Wait(); err != nil {
+			return failed(err)
+		}
+		if p := c.Panicked(); p != "" {
+			return check.Failed("", "a reader's call panicked: "+p)
+		}
+	}
+	// After expiry a reader may start the recompute if none runs (a shop
+	// that does not refresh early); it must not start a second one.
+	after := mostAtOnce(scene)
+	figure := fmt.Sprintf("at most %d at once in steady traffic; 50 readers just before expiry started %d, "+
+		"and with 20 more after expiry at most %d ran at once", steadyMost, burst, after)
 	switch {
 	case steadyMost > 1:
 		return check.Failed(figure, fmt.Sprintf("%d recomputes of the list ran at the same time: a reader who draws an early recompute "+
 			"while one is in flight, or finds the list missing, must not start another", steadyMost))
 	case burst > 1:
 		return check.Failed(figure, "50 readers arrived together 0.05 s before expiry, when nearly every draw says recompute: "+
-			"only the first may start one, and the rest must see that it is in flight")
+			"only the first may start one, and the rest must see that it is in flight. Mark the recompute as in flight "+
+			"under the lock, in the reader that decides, before it starts the goroutine: a flag the goroutine sets "+
+			"itself leaves a gap in which other readers decide too")
+	case after > 1:
+		return check.Failed(figure, "an early recompute was in flight when the list expired, and readers who then found "+
+			"the list expired started another query instead of waiting for that one: a miss must join the recompute "+
+			"in flight, whoever started it")
 	}
 	if bad := badRead(rs); bad != "" {
 		return check.Failed(figure, bad)

@@ -17,7 +17,7 @@ import (
 // reads really calls the shop, with the race detector on, and the story
 // should take well under a second.)
 var story = steady{
-	shop:  shopConfig{cost: catalog.QueryCost, ttl: 30 * time.Second, beta: 1, seed: 1},
+	shop:  shopConfig{cost: catalog.QueryCost, ttl: 30 * time.Second, beta: 1, seed: 1, zeros: true},
 	every: 10 * time.Millisecond,
 	span:  5 * time.Minute,
 }

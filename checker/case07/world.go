@@ -116,18 +116,27 @@ func newWorld(h *harness.H) *world {
 }
 
 // shopConfig is how a shop is made: what its query costs, how long a value
-// lives, XFetch's beta, and the seed of its random source.
+// lives, XFetch's beta, and the seed of its random source, which returns 0
+// about once in zeroOdds draws when zeros is set (the story only).
 type shopConfig struct {
-	cost time.Duration
-	ttl  time.Duration
-	beta float64
-	seed uint64
+	cost  time.Duration
+	ttl   time.Duration
+	beta  float64
+	seed  uint64
+	zeros bool
 }
 
 // open makes a shop with its own database and random source, and returns
 // its number.
 func (w *world) open(newShop New, cfg shopConfig) int {
-	return w.openWith(newShop, cfg, newRandom(cfg.seed))
+	k, _ := w.openSource(newShop, cfg)
+	return k
+}
+
+// openSource is open, and returns the shop's random source too.
+func (w *world) openSource(newShop New, cfg shopConfig) (int, *source) {
+	src := newSource(cfg.seed, cfg.zeros)
+	return w.openWith(newShop, cfg, src.draw), src
 }
 
 // openWith is open with a random source that may be shared with other

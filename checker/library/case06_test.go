@@ -11,11 +11,28 @@ var _ = register(6,
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
-	entry{dir: "wrong/nobound", fails: []string{"budget"}},
+	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance"}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
 	entry{dir: "wrong/norecover", fails: []string{"panic"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
+	// Issue 11. Shop time passes while the holder is held (hole 1).
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget"}},
+	// A holder stopped between its own commands (hole 2).
+	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
+	// A dead holder's lock kept alive (hole 2).
+	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
+	entry{dir: "wrong/watchdog", fails: []string{"lock-expires"}},
+	// TTLs from the server's state, whatever wrote the key (hole 4).
+	entry{dir: "wrong/rpushexpire", fails: []string{"ttl"}},
+	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl"}},
+	// Right designs the checks used to fail (hole 5).
+	entry{dir: "right/fencing"},
+	entry{dir: "right/pubsub"},
+	entry{dir: "right/setnxget"},
+	entry{dir: "right/watchmulti"},
+	entry{dir: "right/redsync"},
 )

@@ -21,11 +21,19 @@
 //   - Keep New's signature and Top's.
 //   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
-//     by hand, and moves Redis's clock too.
+//     by hand, and moves Redis's clock too. A rebuild takes 0.2 s of it.
 //   - A visitor who has waited past its budget (a second or so, at most
 //     10 s) gets a *TryAgain error.
 //   - Every key you write to Redis has a time to live, given in the same
-//     command; the lock's is at most 10 s.
+//     step (one command, one script, or MULTI/EXEC); the lock's is more
+//     than a rebuild and at most 10 s. The checker tells the lock from
+//     other keys (a fencing counter, say) by what your code does with it:
+//     there while the holder rebuilds, gone or changed after the release.
+//
+// What the checks do not prove: that your tokens differ between processes
+// (every instance runs in one process here), or that the lock is safe
+// under a holder that pauses longer than its time to live (no lock with
+// a time to live is; see the chapter).
 package case06
 
 import (

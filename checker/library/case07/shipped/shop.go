@@ -3,7 +3,7 @@
 //
 // Read docs/07-xfetch.md first. Then:
 //
-//	go run ./shop run 7     ten minutes of traffic on the bestseller list
+//	go run ./shop run 7     five minutes of traffic on the bestseller list
 //	go run ./shop check 7   grade your fix
 //
 // The bestseller list is read a hundred times a second. This shop already
@@ -25,8 +25,11 @@
 //     clock, and db.Top sleeps on it.
 //   - random, which returns a number in [0, 1) as rand.Float64 does, and is
 //     safe for concurrent use. It is seeded, so every run draws the same
-//     numbers, and it returns exactly 0 far more often than rand.Float64
-//     (about once in a hundred draws).
+//     numbers. In `run 7` it returns exactly 0 about once in a hundred
+//     draws, far more often than rand.Float64; the checks draw no 0 by
+//     chance, and give one read a 0 on purpose, far from expiry, where no
+//     right rule fires: u = 1 - random() and u < exp(-g/(delta*beta)) pass
+//     there, ln(random()) does not.
 //   - ttl, how long a value lives once stored.
 //   - beta, XFetch's beta: 1 is the paper's choice, and larger recomputes
 //     earlier.

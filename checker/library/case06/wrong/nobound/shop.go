@@ -2,7 +2,7 @@
 // holder's fill for as long as it takes. When the holder hangs, its visitors
 // hang with it.
 //
-// Verdict: fails "budget".
+// Verdict: fails "budget" and "lock-expires" (its visitor waits on a dead holder for good).
 package nobound
 
 import (

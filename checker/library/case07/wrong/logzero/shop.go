@@ -1,11 +1,11 @@
 // Package logzero is a known-wrong answer to case 7: XFetch with
 // single-flight, but u is random() itself, which can be 0. ln(0) is minus
 // infinity, so a draw of 0 always says recompute, at whatever point of the
-// window it comes. The lab's random source returns 0 about once in a
-// hundred draws, so every list is recomputed a second or two after it is
-// stored.
+// window it comes. The story's random source returns 0 about once in a
+// hundred draws, so there every list is recomputed a second or two after
+// it is stored; the checks give it a 0 far from expiry.
 //
-// Verdict: fails "late" and "per-window".
+// Verdict: fails "late".
 package logzero
 
 import (

@@ -1,0 +1,148 @@
+package case06
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+)
+
+// A lock is told from the other keys a holder writes by what the code does
+// with it, not by its name: it is there while the holder rebuilds, and the
+// release deletes it (or the next holder finds it changed). A fencing
+// counter is there during the rebuild too, but it outlives the release
+// with the same value; the shelf comes only after the query. learnLocks
+// watches one rebuild, alone, to find which keys behave as the lock.
+
+// snapshot is the value of every key of a world, by name; keys that are not
+// strings are given by their type.
+func (w *world) snapshot(ctx context.Context) (map[string]string, error) {
+	keys, err := w.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v, ok, err := w.Get(ctx, k.name)
+		if err != nil && strings.Contains(err.Error(), "WRONGTYPE") {
+			typ, terr := w.admin.Type(ctx, w.ns+k.name).Result()
+			if terr != nil {
+				return nil, fmt.Errorf("case 6: reading the type of %s: %w", k.name, terr)
+			}
+			v, ok, err = "<"+typ+">", true, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[k.name] = v
+		}
+	}
+	return out, nil
+}
+
+// learnLocks plays one rebuild on one instance: it holds the query, notes
+// the keys, lets the rebuild finish, and notes them again. The keys that
+// were there during the rebuild and are gone or changed after it are the
+// lock. When no key behaves so (a holder that leaves its lock to expire),
+// every key of the rebuild counts as the lock, as before.
+func learnLocks(f *fleet) (map[string]bool, error) {
+	g, gate := holdEvery()
+	solo, err := newFleet(f.h, f.newShop, 1, g)
+	if err != nil {
+		return nil, err
+	}
+	defer solo.Close()
+	ctx := f.h.Context()
+	v := solo.Visit(0, 1)
+	if err := solo.Settle(); err != nil {
+		return nil, err
+	}
+	during, err := solo.world.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gate.Open()
+	if err := solo.Drive(v.Done, patience); err != nil {
+		return nil, err
+	}
+	after, err := solo.world.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	locks := map[string]bool{}
+	for name, val := range during {
+		if now, ok := after[name]; !ok || now != val {
+			locks[name] = true
+		}
+	}
+	if len(locks) == 0 {
+		for name := range during {
+			locks[name] = true
+		}
+	}
+	return locks, nil
+}
+
+// shortLock fails a scene whose lock lives less than a rebuild: it expires
+// under a healthy holder, and a second instance rebuilds too. On a real
+// server such a lock may be gone before the checker looks, on the embedded
+// one it is seen with its time to live: either way the verdict is this one.
+func shortLock(what string) check.Verdict {
+	return check.Failed("lock shorter than a rebuild", fmt.Sprintf("%s: a lock that lives less than a rebuild (%v here) "+
+		"expires under a healthy holder, and another instance takes it and rebuilds too. Keep the lock's time to live "+
+		"well above a rebuild (the reference uses 2 s)", what, rebuild))
+}
+
+// lockKeys returns the lock keys in Redis while a holder's query is held:
+// the keys there now that behave as a lock (see learnLocks). No key means
+// no lock.
+func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
+	// List first: on a real server the lock ages in real time while the
+	// checker learns which key it is.
+	keys, err := f.world.Keys(f.h.Context())
+	if err != nil {
+		return nil, worldVerdict(err)
+	}
+	if f.locks == nil {
+		locks, err := learnLocks(f)
+		if err != nil {
+			return nil, worldVerdict(err)
+		}
+		f.locks = locks
+	}
+	if err := f.world.Refresh(f.h.Context(), keys); err != nil {
+		return nil, worldVerdict(err)
+	}
+	var out []key
+	for _, k := range keys {
+		if f.locks[k.name] {
+			out = append(out, k)
+		}
+	}
+	for _, k := range out {
+		if !k.forever && k.ttl < rebuild {
+			return nil, shortLock(fmt.Sprintf("%s had %v left to live", k.name, k.ttl.Round(time.Millisecond)))
+		}
+	}
+	if len(out) > 0 {
+		return out, check.Passed("")
+	}
+	// Nothing there: say what the holder sent that might have been a lock.
+	var tried []string
+	for _, t := range f.taps {
+		for _, c := range t.Log() {
+			if c.conditional() {
+				tried = append(tried, shorten(c.String()))
+			}
+		}
+	}
+	if len(tried) > 0 {
+		return nil, shortLock(fmt.Sprintf("while %s query ran, the lock was already gone, though it had sent %s "+
+			"(on a real server Redis's time is real)", whose, tried[0]))
+	}
+	return nil, check.Failed("no lock", fmt.Sprintf("while %s query ran, Redis held no key: there is no lock for the "+
+		"other instances to find. Take SET lock:<shelf> <token> NX PX <ms> before reading the source", whose))
+}
