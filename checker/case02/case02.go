@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
@@ -34,6 +35,7 @@ var Case = check.Case{
 			Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a table of locks read and written without a guard of its own"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run `go run ./shop run 2` and compare the new-releases visitors' wait with the time of their own query. What are they waiting for in the extra time?",
@@ -59,6 +61,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"same-lock":   func(h *harness.H) check.Verdict { return shelves.SameLock(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
+			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case2) },
 		},
 	}
 }
@@ -72,8 +75,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors want the bestsellers at 09:00")
 	late := fs.Int("new", 10, "how many visitors want the new releases, once the bestseller query has begun")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case2, *seed, *lanes)
 	}
 	if err := errors.Join(harness.Positive("visitors", *visitors), harness.Positive("new", *late)); err != nil {
 		return err

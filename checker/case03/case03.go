@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
@@ -33,6 +34,7 @@ var Case = check.Case{
 			Catches: "waiters that give up and return nothing, an error or a list of their own"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a look at the cache map without holding its lock"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run `go run ./shop run 3`: count the queries, and see when each one begins. What does a visitor do right after it gets the shelf's lock?",
@@ -58,6 +60,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"one-round": func(h *harness.H) check.Verdict { return shelves.OneRound(h, mk) },
 			"served":    func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
 			"race":      func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
+			"explore":   func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case3) },
 		},
 	}
 }
@@ -73,8 +76,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs := flag.NewFlagSet("run 3", flag.ContinueOnError)
 	visitors := fs.Int("visitors", DefaultVisitors, "how many visitors arrive at 09:00")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case3, *seed, *lanes)
 	}
 	if err := harness.Positive("visitors", *visitors); err != nil {
 		return err

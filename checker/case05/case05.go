@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -33,6 +34,7 @@ var Case = check.Case{
 			Catches: "a query run on its starter's context, so that one impatient visitor cancels it for everyone"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run it and follow the first visitor: it gets the error and returns. Which line does it skip on its way out, and who was waiting for that line?",
@@ -61,6 +63,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"give-up":          func(h *harness.H) check.Verdict { return GiveUp(h, mk) },
 			"starter-gives-up": func(h *harness.H) check.Verdict { return StarterGivesUp(h, mk) },
 			"race":             func(h *harness.H) check.Verdict { return shelves.Busy(h, mk) },
+			"explore":          func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case5) },
 		},
 	}
 }
