@@ -151,23 +151,31 @@ func (w *world) who(q *query) string {
 // again tells how query q came to start after query o had landed with
 // the list. The caller holds mu.
 func (w *world) again(q, o *query) string {
-	for i, v := range w.visits {
-		if v.g != q.g || !v.entered {
-			continue
-		}
-		vis := w.sc.Visitors[i]
-		switch {
-		case v.arrived < o.end:
-			return fmt.Sprintf("visitor %d asked at %s, waited for %s, which landed with the list at %s, and then queried again",
-				i+1, at(vis.At), o.name(), at(o.endAt))
-		case vis.At-o.endAt < ms:
-			return fmt.Sprintf("visitor %d asked at %s, just as %s landed with the list, and queried again",
-				i+1, at(vis.At), o.name())
-		}
-		return fmt.Sprintf("visitor %d asked at %s, after %s had landed with the list at %s, and queried again: the cache did not keep it",
-			i+1, at(vis.At), o.name(), at(o.endAt))
+	i := slices.IndexFunc(w.visits, func(v *visit) bool { return v.g == q.g && v.entered })
+	if i < 0 {
+		i = q.owner
 	}
-	return fmt.Sprintf("%s started %s at %s, after %s had landed with the list at %s", w.who(q), q.name(), at(w.now), o.name(), at(o.endAt))
+	if i < 0 {
+		return fmt.Sprintf("%s started %s at %s, after %s had landed with the list at %s", w.who(q), q.name(), at(w.now), o.name(), at(o.endAt))
+	}
+	v, vis := w.visits[i], w.sc.Visitors[i]
+	switch {
+	case v.arrived < o.end:
+		return fmt.Sprintf("visitor %d asked at %s, waited for %s, which landed with the list at %s, and then queried again",
+			i+1, at(vis.At), o.name(), at(o.endAt))
+	case vis.At-o.endAt < time.Microsecond:
+		return fmt.Sprintf("visitor %d asked at %s, just as %s landed with the list, and queried again",
+			i+1, at(vis.At), o.name())
+	}
+	lost := ""
+	for _, f := range w.queries {
+		if f.shelf != o.shelf && f.landed() && f.end > o.end && f.end < q.start {
+			lost = fmt.Sprintf(", lost when %s was filled at %s", f.shelf, at(f.endAt))
+			break
+		}
+	}
+	return fmt.Sprintf("visitor %d asked at %s, after %s had landed with the list at %s, and queried again: the cache did not keep it%s",
+		i+1, at(vis.At), o.name(), at(o.endAt), lost)
 }
 
 // hook is the database's hook: it records the query, holds it for its
@@ -614,7 +622,13 @@ func stuckResult(err error, crowd *harness.Crowd[[]string]) result {
 			n++
 		}
 	}
-	return result{bad: fmt.Sprintf("%d of the visitors never returned: %v", n, err)}
+	// Where names this scene's visitors only: visitors left stuck by the
+	// scenes before (while shrinking) are parked in the same process.
+	msg := fmt.Sprintf("%d visitors never returned: %s", n, crowd.Where())
+	if errors.As(err, &st) && st.Hint != "" {
+		msg += " (likely " + st.Hint + ")"
+	}
+	return result{bad: msg}
 }
 
 // snapshot returns every goroutine's stack.
