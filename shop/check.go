@@ -24,6 +24,7 @@ type checkFlags struct {
 	solution, json, verbose, noRace bool
 	repeat                          int
 	redis                           string
+	seed                            uint64
 }
 
 func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
@@ -34,6 +35,7 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of PASS/FAIL lines")
 	fs.BoolVar(&f.verbose, "verbose", false, "show whole race reports and crashes")
 	fs.BoolVar(&f.noRace, "no-race", false, "build without the race detector")
+	fs.Uint64Var(&f.seed, "seed", 0, "replay the random scenes of this seed (a failing check names its seed)")
 	fs.StringVar(&f.redis, "redis", "", "a real Redis or Valkey server for case 6, as redis://HOST:PORT/DB")
 	rest, err := parse(fs, args, false)
 	if err != nil {
@@ -73,7 +75,7 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		if !f.json {
 			fmt.Fprintf(stdout, "Case %d: %s (checking %s)\n\n", c.Number, c.Title, target.Dir())
 		}
-		rep, err := grade.Grade(ctx, target, grade.Options{Root: root, NoRace: f.noRace, Repeat: f.repeat})
+		rep, err := grade.Grade(ctx, target, grade.Options{Root: root, NoRace: f.noRace, Repeat: f.repeat, Seed: f.seed})
 		if err != nil {
 			return err
 		}

@@ -21,10 +21,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C, and the SIGTERM that `timeout` or a cancelled CI job sends,
+	// cancel the context: every child process is killed with its process
+	// group, the temporary folders are removed, and no report is printed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -35,6 +39,7 @@ const (
 	exitPass  = 0 // everything asked for passed
 	exitFail  = 1 // a check failed, or a story could not be played
 	exitUsage = 2 // the command line was wrong
+	exitStop  = 130
 )
 
 // usageError is a mistake on the command line: one line, exit status 2.
@@ -57,6 +62,7 @@ commands:
       --repeat K         run each check K times (default 3)
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
+      --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
       --stay             ... but stay on case N (for the exercises)
   hint N                 one more hint each time you ask (--all: every hint)
@@ -70,6 +76,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, stdout)
 	var ue usageError
 	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(stderr, "shop: interrupted; the checks were stopped and nothing was reported")
+		return exitStop
 	case err == nil:
 		return exitPass
 	case errors.Is(err, errFailed):

@@ -99,7 +99,12 @@ func document(code string, reps []grade.Report, verbose bool) Document {
 }
 
 func writeJSON(w io.Writer, doc Document) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	// One write of the whole document: a grader stopped half way prints
+	// nothing rather than half a report.
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

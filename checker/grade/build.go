@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"stampede/checker/check"
 )
@@ -31,16 +32,31 @@ import (
 type Target struct {
 	Case check.Case
 	Pkg  string // import path, such as "stampede/cases/case01"
+	// Src is the folder that holds the implementation's files when they are
+	// not in the lab's own folder for Pkg: another checkout's cases/case01,
+	// graded with this checkout's checker. The build lays its Go files over
+	// Pkg's folder. Empty means Pkg's folder below the module root.
+	Src string
 }
 
 // Student returns the student's code for case c, in cases/.
-func Student(c check.Case) Target { return Target{c, check.Module + "/cases/" + c.Dir()} }
+func Student(c check.Case) Target { return Target{Case: c, Pkg: check.Module + "/cases/" + c.Dir()} }
 
 // Solution returns the reference solution of case c, in solutions/.
-func Solution(c check.Case) Target { return Target{c, check.Module + "/solutions/" + c.Dir()} }
+func Solution(c check.Case) Target {
+	return Target{Case: c, Pkg: check.Module + "/solutions/" + c.Dir()}
+}
 
 // Dir returns the target's directory relative to the module root.
 func (t Target) Dir() string { return strings.TrimPrefix(t.Pkg, check.Module+"/") }
+
+// srcDir returns the folder that holds the target's files.
+func (t Target) srcDir(root string) string {
+	if t.Src != "" {
+		return t.Src
+	}
+	return filepath.Join(root, filepath.FromSlash(t.Dir()))
+}
 
 // Worker is a worker program built for one target.
 type Worker struct {
@@ -54,7 +70,8 @@ type Worker struct {
 	bin  string
 }
 
-// BuildError is a target that does not compile.
+// BuildError is a target that does not compile, or that the lab refuses
+// to build.
 type BuildError struct {
 	Target Target
 	Lines  []string // the compiler's lines, with paths relative to the module root
@@ -64,6 +81,9 @@ type BuildError struct {
 	Shape bool
 	// Missing is set when the target's folder has no Go files.
 	Missing bool
+	// Refused is set when the code uses what a case may not (see allow.go);
+	// Lines then say what and where, and nothing was built.
+	Refused bool
 }
 
 func (e *BuildError) Error() string {
@@ -71,28 +91,68 @@ func (e *BuildError) Error() string {
 }
 
 // Problem says in a few words what is wrong: "does not compile", "does not
-// fit the checker", "is missing".
+// fit the checker", "is missing", "uses what a case may not".
 func (e *BuildError) Problem() string {
 	switch {
 	case e.Missing:
 		return "is missing"
+	case e.Refused:
+		return "uses what a case may not"
 	case e.Shape:
 		return "does not fit the checker"
 	}
 	return "does not compile"
 }
 
+// SetupError is a build that failed before it reached the student's code:
+// the Go toolchain could not run here (no HOME for its cache, a module it
+// could not download). It is the machine's problem, not the case's.
+type SetupError struct{ Msg string }
+
+func (e *SetupError) Error() string {
+	return "the Go toolchain could not build the lab here: " + e.Msg
+}
+
 // Build builds the worker for target. root is the module root, the folder
-// that holds go.mod. With race it builds with the race detector and falls
-// back to a build without it, saying why in NoRace, when the machine cannot
-// build it (no cgo). A target that does not compile gives a *BuildError.
+// that holds go.mod. With race it builds with the race detector, unless this
+// machine cannot (no cgo or no C compiler), in which case it builds without
+// it and says why in NoRace. The machine decides that, never the student's
+// code: a race build that fails is the code's failure. A target that does
+// not compile, or that uses what a case may not, gives a *BuildError.
 func Build(ctx context.Context, root string, target Target, race bool) (*Worker, error) {
+	return buildWorker(ctx, root, target, race, false)
+}
+
+// buildWorker is Build; trustImports skips the import check, for the tests that
+// prove the grader's second line of defence.
+func buildWorker(ctx context.Context, root string, target Target, race, trustImports bool) (*Worker, error) {
+	src := target.srcDir(root)
+	if !hasGoFiles(src) {
+		return nil, &BuildError{Target: target, Missing: true, Lines: []string{fmt.Sprintf(
+			"%s has no Go files. To start the case again: go run ./shop reset %d", target.Dir(), target.Case.Number)}}
+	}
+	if !trustImports {
+		refused, err := scan(src, target.Dir(), target.Case.Number)
+		if err != nil {
+			return nil, fmt.Errorf("grade: reading %s: %w", target.Dir(), err)
+		}
+		if len(refused) > 0 {
+			e := &BuildError{Target: target, Refused: true}
+			for _, r := range refused {
+				e.Lines = append(e.Lines, r.String())
+			}
+			return nil, e
+		}
+	}
 	tmp, err := os.MkdirTemp("", "stampede-worker-")
 	if err != nil {
 		return nil, fmt.Errorf("grade: %w", err)
 	}
 	w := &Worker{Target: target, root: root, tmp: tmp, bin: filepath.Join(tmp, "worker"+exe())}
-	if err := w.build(ctx, race); err != nil {
+	if race {
+		w.NoRace = raceUnavailable(ctx)
+	}
+	if err := w.build(ctx, race && w.NoRace == ""); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -106,7 +166,8 @@ func exe() string {
 	return ""
 }
 
-// Close removes the worker's files.
+// Close ends whatever the worker's children left running and removes the
+// worker's files.
 func (w *Worker) Close() error { return os.RemoveAll(w.tmp) }
 
 // bindFile is the generated file that links the implementation in.
@@ -131,9 +192,11 @@ func init() {
 	if err := os.WriteFile(bind, []byte(src), 0o644); err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
-	overlay, err := json.Marshal(map[string]map[string]string{
-		"Replace": {filepath.Join(w.root, "checker", "worker", bindFile): bind},
-	})
+	replace := map[string]string{filepath.Join(w.root, "checker", "worker", bindFile): bind}
+	if err := w.overlaySrc(replace); err != nil {
+		return err
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
@@ -143,10 +206,6 @@ func init() {
 	}
 
 	out, err := w.goBuild(ctx, overlayPath, race)
-	if err != nil && race && raceUnavailable(out) {
-		w.NoRace = "the race detector needs cgo and a C compiler, and this machine cannot build with it"
-		out, err = w.goBuild(ctx, overlayPath, false)
-	}
 	if err == nil {
 		return nil
 	}
@@ -159,6 +218,32 @@ func init() {
 	return w.buildError(out)
 }
 
+// overlaySrc lays the files of a target kept outside the lab (Target.Src)
+// over its package folder: each Go file of Src replaces or adds the file of
+// that name, and the folder's other Go files are hidden.
+func (w *Worker) overlaySrc(replace map[string]string) error {
+	if w.Target.Src == "" {
+		return nil
+	}
+	dst := filepath.Join(w.root, filepath.FromSlash(w.Target.Dir()))
+	own, _ := filepath.Glob(filepath.Join(dst, "*.go"))
+	for _, f := range own {
+		replace[f] = "" // hidden unless Src has a file of the same name
+	}
+	theirs, err := filepath.Glob(filepath.Join(w.Target.Src, "*.go"))
+	if err != nil {
+		return fmt.Errorf("grade: %w", err)
+	}
+	for _, f := range theirs {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return fmt.Errorf("grade: %w", err)
+		}
+		replace[filepath.Join(dst, filepath.Base(f))] = abs
+	}
+	return nil
+}
+
 func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte, error) {
 	args := []string{"build", "-trimpath", "-overlay=" + overlay, "-o", w.bin}
 	if race {
@@ -166,45 +251,87 @@ func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, "./checker/worker")...)
 	cmd.Dir = w.root
+	// The compiler's scratch files go in the worker's folder, so that a
+	// build stopped half way (Ctrl-C, a cancelled CI job) leaves nothing
+	// behind once the folder is removed.
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+w.tmp)
+	cmd.Cancel = func() error { return interrupt(cmd.Process) }
+	cmd.WaitDelay = 5 * time.Second
 	return cmd.CombinedOutput()
 }
 
-func raceUnavailable(out []byte) bool {
-	s := string(out)
-	return strings.Contains(s, "-race requires cgo") ||
-		strings.Contains(s, "C compiler") && strings.Contains(s, "not found") ||
-		strings.Contains(s, "-race is not supported")
+// raceUnavailable says why this machine cannot build with the race
+// detector, or returns "" when it can. It asks the toolchain about the
+// machine (cgo on, a C compiler found), so that nothing in the student's
+// files can make the grader believe the detector is missing.
+func raceUnavailable(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "go", "env", "CGO_ENABLED", "CC").Output()
+	if err != nil {
+		return "the race detector needs cgo, and `go env` did not say whether it is on"
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 1 || f[0] != "1" {
+		return "the race detector needs cgo, which is off here (CGO_ENABLED=0)"
+	}
+	if len(f) < 2 {
+		return "the race detector needs a C compiler, and go env names none"
+	}
+	if _, err := exec.LookPath(f[1]); err != nil {
+		return fmt.Sprintf("the race detector needs a C compiler, and %s is not installed", f[1])
+	}
+	return ""
 }
 
 // buildError turns the compiler's output into a *BuildError, naming the
-// student's files by their path in the lab.
+// student's files by their path in the lab, or into a *SetupError when the
+// toolchain failed before it compiled anything of the student's.
 func (w *Worker) buildError(out []byte) error {
 	e := &BuildError{Target: w.Target}
 	text := string(bytes.TrimSpace(out))
-	if missing(text) && !hasGoFiles(filepath.Join(w.root, filepath.FromSlash(w.Target.Dir()))) {
+	if missing(text) && !hasGoFiles(w.Target.srcDir(w.root)) {
 		e.Missing = true
 		e.Lines = []string{fmt.Sprintf("%s has no Go files. To start the case again: go run ./shop reset %d",
 			w.Target.Dir(), w.Target.Case.Number)}
 		return e
 	}
+	pkgDir := w.Target.Dir() + "/"
+	mine, bindErr := false, false
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "# ") {
 			continue
 		}
 		line = strings.ReplaceAll(line, w.root+string(filepath.Separator), "")
-		if strings.Contains(line, bindFile) {
-			e.Shape = true
+		if w.Target.Src != "" {
+			line = strings.ReplaceAll(line, w.Target.Src+string(filepath.Separator), pkgDir)
+		}
+		line = filepath.ToSlash(line)
+		switch {
+		case strings.Contains(line, bindFile+":"): // a compiler error in the generated file
+			bindErr = true
 			continue
+		case strings.Contains(line, pkgDir):
+			mine = true
 		}
 		e.Lines = append(e.Lines, line)
 	}
-	if e.Shape {
-		shape := w.shapeLines()
-		if len(shape) == 0 {
-			shape = []string{"New, or a method the checker calls, does not have the signature the case shipped with"}
+	// The generated file fails to compile when New or a method the
+	// checker calls has another signature, and only then is it a shape
+	// problem. Anything else it reports (a package main, two packages in
+	// one folder) is said by the compiler in the student's terms.
+	if bindErr && !mine {
+		if shape := w.shapeLines(); len(shape) > 0 {
+			e.Shape = true
+			e.Lines = append(shape, e.Lines...)
 		}
-		e.Lines = append(shape, e.Lines...)
+	}
+	if !mine && !e.Shape {
+		if bindErr {
+			e.Lines = append([]string{"the checker could not use this package: New, or a method the checker calls, may not be what the case shipped with"}, e.Lines...)
+			e.Shape = true
+			return e
+		}
+		return &SetupError{Msg: text}
 	}
 	if len(e.Lines) == 0 {
 		e.Lines = []string{text}
@@ -214,5 +341,10 @@ func (w *Worker) buildError(out []byte) error {
 
 func hasGoFiles(dir string) bool {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	return len(names) > 0
+	for _, n := range names {
+		if !strings.HasSuffix(n, "_test.go") {
+			return true
+		}
+	}
+	return false
 }

@@ -106,11 +106,6 @@ func TestPanicOnAStudentGoroutineCrashesOnlyTheChild(t *testing.T) {
 		"at checker/grade/testdata/case01/goroutinepanic/shop.go:")
 }
 
-func TestExitIsAFail(t *testing.T) {
-	t.Parallel()
-	gradeFixture(t, "exits", Limits{}, "exited with status 3")
-}
-
 // TestKillBoundEndsTheChild runs alone (not in parallel), so that any
 // worker still alive afterwards can only be its own.
 func TestKillBoundEndsTheChild(t *testing.T) {

@@ -1,15 +1,19 @@
 package grade
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
@@ -24,7 +28,16 @@ type Limits struct {
 	// Kill is how long a child may live at all; past it, it is killed. It
 	// only matters when the worker itself cannot stop the student's code.
 	Kill time.Duration
+	// Memory is how much resident memory a child may use before it is
+	// stopped (1 GiB when zero). It is watched where the system says
+	// (Linux); elsewhere only the kill bound applies.
+	Memory int64
 }
+
+// DefaultMemory is the resident memory a check may use: the checks need a
+// few hundred megabytes with the race detector's shadow memory, and a
+// two-core classroom laptop must survive two runaway children at once.
+const DefaultMemory = 1 << 30
 
 func (l Limits) orDefault() Limits {
 	if l.Hang == 0 {
@@ -33,6 +46,9 @@ func (l Limits) orDefault() Limits {
 	if l.Kill == 0 {
 		l.Kill = 6*l.Hang + 10*time.Second
 	}
+	if l.Memory == 0 {
+		l.Memory = DefaultMemory
+	}
 	return l
 }
 
@@ -40,57 +56,224 @@ func (l Limits) orDefault() Limits {
 type Run struct {
 	Verdict check.Verdict
 	Races   []stack.Race
-	Stderr  string // everything the child wrote to standard error
-	Crashed bool   // the child died or was killed before it gave a verdict
+	// HiddenRace is set when the race detector ended the child with its
+	// exit status but no report of it reached the grader.
+	HiddenRace bool
+	Stderr     string // everything the child wrote to standard error
+	Crashed    bool   // the child died or was killed before it gave a verdict
 }
+
+// raceExit is the status the race detector exits with when it saw a race
+// (set through GORACE in childEnv).
+const raceExit = 66
+
+// verdictKey is the environment variable that hands a child the key it
+// signs its verdict with. The worker reads and removes it before any check
+// runs; student code, which cannot import os or syscall, cannot read it.
+const verdictKey = "STAMPEDE_VERDICT_KEY"
 
 // Check runs one check in a child process of its own and returns its
 // verdict. A child that crashes or has to be killed gets a failing verdict
 // that says what happened and where in the student's code.
-func (w *Worker) Check(ctx context.Context, id string, lim Limits) Run {
-	lim = lim.orDefault()
-	out := filepath.Join(w.tmp, fmt.Sprintf("verdict-%s-%d.json", id, time.Now().UnixNano()))
-	defer os.Remove(out)
-
+//
+// The verdict is believed only when it is the child's last word: a line on
+// the child's standard output that starts with a fresh random key, from a
+// child that then exited with status 0 (or the race detector's 66). See
+// "The threat model" in docs/design.md.
+func (w *Worker) Check(ctx context.Context, id string, opts Options) Run {
+	lim := opts.Limits.orDefault()
+	key := newKey()
 	ctx, cancel := context.WithTimeout(ctx, lim.Kill)
 	defer cancel()
 	var stderr headTail
-	cmd := exec.CommandContext(ctx, w.bin, "check", "-id", id, "-out", out, "-bound", lim.Hang.String())
-	cmd.Dir = w.root
-	cmd.Stdout = nil // the null device: what the student's code prints is not the verdict
+	verdict := &keyedLine{key: key + " "}
+	args := []string{"check", "-id", id, "-bound", lim.Hang.String()}
+	if opts.Seed != 0 {
+		args = append(args, "-seed", strconv.FormatUint(opts.Seed, 10))
+	}
+	cmd := w.command(ctx, args...)
+	cmd.Stdout = verdict
 	cmd.Stderr = &stderr
-	cmd.Env = childEnv()
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	cmd.Env = append(childEnv(), verdictKey+"="+key)
+	err, over := run(cmd, lim.Memory)
 
 	r := Run{Stderr: stderr.String()}
 	r.Races = stack.Races(r.Stderr, w.Target.Pkg)
-	if data, rerr := os.ReadFile(out); rerr == nil {
-		if jerr := json.Unmarshal(data, &r.Verdict); jerr == nil {
+	code := exitCode(err)
+	r.HiddenRace = code == raceExit && len(r.Races) == 0
+	if line, ok := verdict.last(); ok && ctx.Err() == nil && over == 0 && (err == nil || code == raceExit) {
+		if jerr := json.Unmarshal([]byte(line), &r.Verdict); jerr == nil {
 			return r
 		}
 	}
 	r.Crashed = true
 	switch {
+	case over > 0:
+		r.Verdict = check.Failed("", fmt.Sprintf("the code used more than %s of memory%s, and was stopped",
+			size(over), w.where(r.Stderr)))
 	case ctx.Err() == context.DeadlineExceeded:
 		r.Verdict = check.Failed("", fmt.Sprintf("stopped after %v: the code never finished and never settled", lim.Kill))
 		r.Verdict.Hung = true
 	case ctx.Err() != nil:
 		r.Verdict = check.Failed("", "interrupted")
+	case err == nil:
+		r.Verdict = check.Failed("", "the program ended (exit status 0) before the check gave its verdict: "+
+			"something in the code ended it early")
 	default:
 		r.Verdict = check.Failed("", crashMessage(r.Stderr, w.Target.Pkg, err, "the check"))
 	}
 	return r
 }
 
+// command prepares a child: the worker binary in a process group of its
+// own, so that whatever it starts is stopped with it.
+func (w *Worker) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd.Dir = w.root
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// run runs cmd to its end while watching its memory. Past limit it asks
+// the child for its goroutines' stacks (so the diagnosis can say where the
+// memory went), then kills its process group, and returns the limit it
+// crossed. Whatever the child started is killed when it ends.
+func run(cmd *exec.Cmd, limit int64) (err error, over int64) {
+	if err := cmd.Start(); err != nil {
+		return err, 0
+	}
+	done := make(chan struct{})
+	var crossed atomic.Int64
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if used, ok := residentMemory(cmd.Process.Pid); ok && used > limit {
+				crossed.Store(limit)
+				dumpStacks(cmd.Process)
+				select {
+				case <-done:
+				case <-time.After(2 * time.Second):
+				}
+				killGroup(cmd.Process)
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	killGroup(cmd.Process) // anything the child left running
+	return err, crossed.Load()
+}
+
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	return 0
+}
+
+// where names the student's line in a child's dying stacks: the running
+// goroutine's if it is in the student's code, else the first that is.
+func (w *Worker) where(stderr string) string {
+	var first string
+	for _, g := range stack.Parse(stderr) {
+		f, ok := g.In(w.Target.Pkg)
+		if !ok {
+			continue
+		}
+		at := " at " + stack.Where(f, check.Module)
+		if !g.Blocked() {
+			return at
+		}
+		if first == "" {
+			first = at
+		}
+	}
+	return first
+}
+
+func size(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}
+
+// newKey returns a fresh random key for one child's verdict.
+func newKey() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("grade: no randomness for a verdict key: %v", err))
+	}
+	return hex.EncodeToString(b)
+}
+
+// keyedLine keeps the last line written to it that starts with key, and
+// nothing else, however much else is written.
+type keyedLine struct {
+	key     string
+	partial []byte // the line being written, while it may still be keyed
+	skip    bool   // the line being written is not keyed
+	found   string
+	ok      bool
+}
+
+// maxVerdict is the longest verdict line kept.
+const maxVerdict = 4 << 20
+
+func (k *keyedLine) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !k.skip {
+			k.partial = append(k.partial, chunk...)
+			if !bytes.HasPrefix(k.partial, []byte(k.key)) && !bytes.HasPrefix([]byte(k.key), k.partial) || len(k.partial) > maxVerdict {
+				k.skip, k.partial = true, k.partial[:0]
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if !k.skip && bytes.HasPrefix(k.partial, []byte(k.key)) {
+			k.found, k.ok = string(k.partial[len(k.key):]), true
+		}
+		k.skip, k.partial = false, k.partial[:0]
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+// last returns the last keyed line, without its key.
+func (k *keyedLine) last() (string, bool) { return k.found, k.ok }
+
 // childEnv is the environment of a child: the race detector reports every
 // race, exits with status 66 if it saw one, and does not pause at exit; a
 // crash prints every goroutine.
 func childEnv() []string {
-	return append(os.Environ(),
-		"GORACE=exitcode=66 atexit_sleep_ms=0 history_size=3",
+	env := []string{
+		fmt.Sprintf("GORACE=exitcode=%d atexit_sleep_ms=0 history_size=3", raceExit),
 		"GOTRACEBACK=all",
-	)
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "GORACE" && name != "GOTRACEBACK" && name != verdictKey {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // crashMessage explains a child that died without a verdict.
@@ -112,7 +295,10 @@ func crashMessage(stderr, pkg string, err error, what string) string {
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return fmt.Sprintf("the program exited with status %d before %s finished%s",
+		if exit.ExitCode() == raceExit {
+			return fmt.Sprintf("the race detector stopped the program (exit status %d) before %s finished", raceExit, what)
+		}
+		return fmt.Sprintf("the program exited with status %d before %s finished (log.Fatal, or a call that ends the program)%s",
 			exit.ExitCode(), what, lastLines(stderr))
 	}
 	return fmt.Sprintf("the check could not run: %v", err)
@@ -120,6 +306,9 @@ func crashMessage(stderr, pkg string, err error, what string) string {
 
 // crashLine recognises the first line of a crash.
 func crashLine(line string) (string, bool) {
+	if strings.Contains(line, "simultaneously alive goroutines is exceeded") {
+		return "more than 8128 goroutines alive at once (the race detector's limit)", true
+	}
 	for _, p := range []string{"fatal error: ", "panic: ", "runtime: goroutine stack exceeds"} {
 		if strings.HasPrefix(line, p) {
 			return strings.TrimSpace(line), true
@@ -139,6 +328,8 @@ func crashHint(what string) string {
 		return " (a function calls itself without end)"
 	case strings.Contains(what, "nil map"):
 		return " (a map must be made with make before it is written)"
+	case strings.Contains(what, "goroutines alive at once"):
+		return " (a goroutine per call that never ends, or a loop that starts goroutines without bound)"
 	case strings.Contains(what, "unlock of unlocked"):
 		return " (a mutex was unlocked twice, or unlocked by a path that never locked it)"
 	}
@@ -163,16 +354,16 @@ func (w *Worker) Play(ctx context.Context, args []string, stdout io.Writer, kill
 	ctx, cancel := context.WithTimeout(ctx, kill)
 	defer cancel()
 	var stderr headTail
-	cmd := exec.CommandContext(ctx, w.bin, append([]string{"run"}, args...)...)
-	cmd.Dir = w.root
+	cmd := w.command(ctx, append([]string{"run"}, args...)...)
 	cmd.Stdout = stdout
 	cmd.Stderr = &stderr
 	cmd.Env = childEnv()
-	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err, over := run(cmd, DefaultMemory)
 	out := stderr.String()
 	races := stack.Races(out, w.Target.Pkg)
 	switch {
+	case over > 0:
+		return fmt.Errorf("the story used more than %s of memory%s, and was stopped", size(over), w.where(out))
 	case ctx.Err() == context.DeadlineExceeded:
 		return fmt.Errorf("the story did not finish within %v, and was stopped", kill)
 	case ctx.Err() != nil:

@@ -17,7 +17,8 @@ import (
 type Outcome[T any] struct {
 	Value    T
 	Err      error
-	Panic    string // the panic and the student's line, when the call panicked
+	Panic    string // the panic and the student's line, when the call panicked (or ended its goroutine)
+	Goexit   bool   // the call ended the visitor's goroutine with runtime.Goexit
 	Returned bool   // false while the visitor is still inside the call
 }
 
@@ -61,9 +62,15 @@ func Visit[T any](h *H, n int, visit func(ctx context.Context, i int) (T, error)
 
 func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 	s := &c.slots[i]
+	finished := false
 	defer func() {
 		if r := recover(); r != nil {
 			s.out.Panic = fmt.Sprintf("%v%s", r, c.h.panicPlace(debug.Stack()))
+		} else if !finished {
+			// Neither a return nor a panic: runtime.Goexit ended the
+			// goroutine, running its deferred calls on the way out.
+			s.out.Goexit = true
+			s.out.Panic = "the visitor's goroutine was ended (runtime.Goexit)" + c.h.panicPlace(debug.Stack())
 		}
 		s.out.Returned = true
 		s.returned.Store(true)
@@ -74,6 +81,7 @@ func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 	s.id.Store(int64(goroutineID()))
 	c.started[i].Store(true)
 	s.out.Value, s.out.Err = visit(c.h.ctx, i)
+	finished = true
 }
 
 // goroutineID returns the calling goroutine's id, read from its stack.

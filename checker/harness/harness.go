@@ -41,6 +41,7 @@ type H struct {
 	ctx   context.Context
 	dir   string        // the implementation's package directory, "stampede/cases/case01"
 	bound time.Duration // see DefaultBound
+	seed  uint64        // see Seed
 }
 
 // New returns an H for checking the implementation whose import path is
@@ -49,6 +50,15 @@ type H struct {
 func New(ctx context.Context, pkg string, bound time.Duration) *H {
 	return &H{ctx: ctx, dir: pkg, bound: bound}
 }
+
+// SetSeed sets the seed that Seed returns.
+func (h *H) SetSeed(seed uint64) { h.seed = seed }
+
+// Seed returns the seed the grader handed the check (`check N --seed S`),
+// or 0 when it handed none: a check that draws random scenes then picks a
+// seed of its own and names it in its verdict, so the scene can be played
+// again.
+func (h *H) Seed() uint64 { return h.seed }
 
 // Context returns the check's context.
 func (h *H) Context() context.Context { return h.ctx }
@@ -107,6 +117,9 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, bound
 	streak := 0
 	for {
 		gs := h.others()
+		if len(gs) > MaxGoroutines {
+			return h.flood(gs)
+		}
 		if cond(gs) {
 			streak++
 		} else {
@@ -126,6 +139,32 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, bound
 		case <-tick.C:
 		}
 	}
+}
+
+// MaxGoroutines is how many goroutines a check tolerates at once. The
+// checks need a few hundred; the race detector dies at 8128.
+const MaxGoroutines = 4000
+
+// flood describes a process with more than MaxGoroutines goroutines.
+func (h *H) flood(gs []stack.Goroutine) *Stuck {
+	st := &Stuck{
+		Why:  fmt.Sprintf("more than %d goroutines alive at once", MaxGoroutines),
+		Hint: "a goroutine started on every call that never ends, or a loop that starts goroutines without bound",
+	}
+	count := map[stack.Frame]int{}
+	var best stack.Frame
+	for _, g := range gs {
+		if f, ok := g.In(h.dir); ok {
+			count[f]++
+			if count[f] > count[best] {
+				best = f
+			}
+		}
+	}
+	if count[best] > 0 {
+		st.Places = []string{fmt.Sprintf("%d of them at %s", count[best], stack.Where(best, check.Module))}
+	}
+	return st
 }
 
 // others returns every goroutine but the caller's.

@@ -6,7 +6,13 @@
 // report. Built without that file it has nothing to run.
 //
 //	worker run [flags of the case's story]
-//	worker check -id ID -out FILE
+//	worker check -id ID [-bound D] [-seed S]
+//
+// A check's verdict goes to standard output as one line that starts with
+// the key the grader put in STAMPEDE_VERDICT_KEY. The worker takes the key
+// out of its environment and standard output out of reach of the code it
+// checks before any check runs: what the student's code prints goes to the
+// null device, and it cannot sign a line without the key.
 package main
 
 import (
@@ -16,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"stampede/checker/check"
@@ -30,18 +37,62 @@ var (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	key := os.Getenv(verdictKey)
+	os.Unsetenv(verdictKey)
+	verdicts := os.Stdout
+	if len(os.Args) > 1 && os.Args[1] == "check" {
+		devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(2)
+		}
+		os.Stdout = devNull
+	}
+	if err := run(os.Args[1:], &sink{w: verdicts, key: key}); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(2)
 	}
 }
 
-func run(args []string) error {
+// verdictKey names the environment variable that holds the verdict's key.
+const verdictKey = "STAMPEDE_VERDICT_KEY"
+
+// sink is where the verdict goes: one keyed line on the real standard
+// output.
+type sink struct {
+	mu      sync.Mutex
+	w       *os.File
+	key     string
+	written bool
+}
+
+// write writes v as the verdict. The first verdict written is the one that
+// counts: the goroutine watchdog may write one while a check is running.
+func (s *sink) write(v check.Verdict) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.written:
+		return nil
+	case s.key == "":
+		return errors.New("no verdict key: the lab's command runs the checks for you")
+	}
+	s.written = true
+	line := append([]byte("\n"+s.key+" "), data...)
+	_, err = s.w.Write(append(line, '\n'))
+	return err
+}
+
+func run(args []string, out *sink) error {
 	if bound.Checks == nil {
 		return errors.New("built without an implementation; the lab's command builds it for you")
 	}
 	if len(args) == 0 {
-		return errors.New("usage: worker run [flags] | worker check -id ID -out FILE")
+		return errors.New("usage: worker run [flags] | worker check -id ID [-bound D] [-seed S]")
 	}
 	ctx := context.Background()
 	switch args[0] {
@@ -50,8 +101,8 @@ func run(args []string) error {
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ContinueOnError)
 		id := fs.String("id", "", "the check to run")
-		out := fs.String("out", "", "the file to write the verdict to, as JSON")
 		hang := fs.Duration("bound", harness.DefaultBound, "how long code may run without settling")
+		seed := fs.Uint64("seed", 0, "the seed of the check's random scenes (0: the check picks one)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
@@ -59,21 +110,11 @@ func run(args []string) error {
 		if !ok {
 			return fmt.Errorf("no check %q", *id)
 		}
-		v := fn(harness.New(ctx, pkg, *hang))
-		return writeVerdict(*out, v)
+		h := harness.New(ctx, pkg, *hang)
+		h.SetSeed(*seed)
+		return out.write(fn(h))
 	}
 	return fmt.Errorf("unknown mode %q", args[0])
-}
-
-// writeVerdict writes v to the file at path. The verdict goes to a file,
-// not to standard output, so that whatever the student's code prints
-// cannot garble it.
-func writeVerdict(path string, v check.Verdict) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
 }
 
 // storyLimit is how long a story may run before the worker calls it stuck.

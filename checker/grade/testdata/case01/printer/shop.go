@@ -6,7 +6,7 @@ package printer
 import (
 	"context"
 	"fmt"
-	"os"
+	"log"
 	"sync"
 
 	"stampede/shop/catalog"
@@ -35,7 +35,7 @@ func New(db *catalog.DB) *Shop {
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	for i := range 10 { // a student's debugging, left in
 		fmt.Println("Top", shelf, i)
-		fmt.Fprintln(os.Stderr, "Top", shelf, i)
+		log.Println("Top", shelf, i)
 	}
 	// First look: a hit shares the read lock with other hits, so hits never
 	// queue behind each other.

@@ -1,0 +1,25 @@
+//go:build !unix
+
+package grade
+
+import (
+	"os"
+	"os/exec"
+)
+
+// setGroup does nothing here: the child is killed on its own.
+func setGroup(cmd *exec.Cmd) {}
+
+// killGroup kills the child.
+func killGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	return p.Kill()
+}
+
+// dumpStacks cannot ask for stacks here; the child is killed instead.
+func dumpStacks(p *os.Process) { _ = p.Kill() }
+
+// interrupt stops the process.
+func interrupt(p *os.Process) error { return p.Kill() }
