@@ -25,23 +25,11 @@ var Info = check.Info{
 		"a cache that keeps nothing between bursts, and (case 5) a failure or a cancellation that reaches visitors it does not belong to",
 }
 
-// seeded is what the harness offers once it carries a seed from
-// `shop check N --seed S`.
-type seeded interface{ Seed() uint64 }
-
-// seedOf returns the seed the check was given, or 0.
-func seedOf(h *harness.H) uint64 {
-	if s, ok := any(h).(seeded); ok {
-		return s.Seed()
-	}
-	return 0
-}
-
 // Check plays Scenes scenes on fresh shops. Given a seed, scene i is
 // the scene of seed+i, so a reported seed replays its scene first;
 // without one, it picks a starting seed of its own.
 func Check(h *harness.H, newShop shelves.New, p Profile) check.Verdict {
-	return Run(h, newShop, p, seedOf(h), Scenes)
+	return Run(h, newShop, p, h.Seed(), Scenes)
 }
 
 // Run plays n scenes from the given seed (0: a seed of its own), and
