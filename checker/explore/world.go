@@ -121,17 +121,17 @@ func (still) Sleep(context.Context, time.Duration) error { return nil }
 // logf adds a line to the story, stamped with the scene's time.
 func (w *world) logf(format string, args ...any) {
 	if w.story {
-		w.lines = append(w.lines, fmt.Sprintf("%14s  %s", at(w.now), fmt.Sprintf(format, args...)))
+		w.lines = append(w.lines, fmt.Sprintf("%16s  %s", at(w.now), fmt.Sprintf(format, args...)))
 	}
 }
 
 // fail records a broken invariant; the first one is the verdict.
 func (w *world) fail(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if w.bad == "" {
-		w.bad = msg
+	if w.bad != "" {
+		return
 	}
-	w.logf("BROKEN: %s", msg)
+	w.bad = fmt.Sprintf(format, args...)
+	w.logf("BROKEN: %s", w.bad)
 }
 
 // who names the visitor that runs on goroutine g, or whose context a
@@ -565,8 +565,8 @@ func play(h *harness.H, newShop shelves.New, p Profile, sc Scene, story bool) re
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if res.bad == "" {
-		res.bad = w.bad
+	if w.bad != "" {
+		res.bad = w.bad // the first rule broken, not its consequences
 	}
 	res.lines = w.lines
 	return res
@@ -599,6 +599,9 @@ func (w *world) drive(crowd *harness.Crowd[[]string]) result {
 			t = t2
 		}
 	}
+	if !crowd.Done() && deadlocked() {
+		return result{bad: fmt.Sprintf("%d visitors never returned: %s", len(crowd.Outcomes())-returned(crowd), crowd.Where())}
+	}
 	if err := crowd.Wait(); err != nil {
 		return stuckResult(err, crowd)
 	}
@@ -629,6 +632,34 @@ func stuckResult(err error, crowd *harness.Crowd[[]string]) result {
 		msg += " (likely " + st.Hint + ")"
 	}
 	return result{bad: msg}
+}
+
+// deadlocked reports whether, in a snapshot, every goroutine but the
+// caller's is parked where no timer can wake it. The harness's own
+// watchers (a story's watchdog) are left out: they touch nothing. The
+// caller has seen the process at rest with no event left to fire.
+func deadlocked() bool {
+	gs := snapshot()
+	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
+		watcher := slices.ContainsFunc(g.Frames, func(f stack.Frame) bool {
+			return strings.HasPrefix(f.Func, check.Module+"/checker/harness.(*H).await")
+		})
+		if !watcher && (!g.Blocked() || stack.Timed(g.State)) {
+			return false
+		}
+	}
+	return true
+}
+
+// returned counts the crowd's visitors that have returned.
+func returned(c *harness.Crowd[[]string]) int {
+	n := 0
+	for _, o := range c.Outcomes() {
+		if o.Returned {
+			n++
+		}
+	}
+	return n
 }
 
 // snapshot returns every goroutine's stack.
