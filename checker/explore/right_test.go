@@ -79,7 +79,10 @@ var rightAnswers = []rightAnswer{
 	{5, "checker/library/case05/right/syncmap", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5syncmap.New(db) }},
 }
 
-var scenes = flag.Int("scenes", 1000, "how many scenes each right answer must pass in a row")
+var (
+	scenes = flag.Int("scenes", 1000, "how many scenes each right answer must pass in a row")
+	seed   = flag.Uint64("seed", 1, "the seed of the first scene")
+)
 
 // TestRightAnswersKeepEveryInvariant plays -scenes scenes (1,000 by
 // default) on every reference solution and known-right entry of cases 1
@@ -93,7 +96,7 @@ func TestRightAnswersKeepEveryInvariant(t *testing.T) {
 		t.Run(r.pkg, func(t *testing.T) {
 			h := harness.New(context.Background(), check.Module+"/"+r.pkg, harness.DefaultBound)
 			began := time.Now()
-			v := explore.Run(h, r.newShop, r.profile, 1, *scenes)
+			v := explore.Run(h, r.newShop, r.profile, *seed, *scenes)
 			if !v.Pass {
 				t.Fatalf("%s: %s", v.Figure, v.Message)
 			}
