@@ -148,7 +148,7 @@ func (w *world) who(q *query) string {
 		}
 	}
 	if q.owner >= 0 {
-		return fmt.Sprintf("a goroutine of the shop, on visitor %d's context,", q.owner+1)
+		return fmt.Sprintf("a goroutine of the shop, for visitor %d,", q.owner+1)
 	}
 	return "a goroutine of the shop"
 }
@@ -204,8 +204,12 @@ func (w *world) hook(ctx context.Context, shelf string) error {
 		case o.landed():
 			w.fail("%s (%s: %d queries)", w.again(q, o), shelf, k+1)
 		case o.live():
-			w.fail("%s started %s at %s while %s, begun at %s, was still in the database (%s: two queries at once)",
-				w.who(q), q.name(), at(w.now), o.name(), at(o.startAt), shelf)
+			gone := ""
+			if o.owner >= 0 && w.visits[o.owner].leftTick != 0 {
+				gone = fmt.Sprintf(" (its visitor %d had given up at %s)", o.owner+1, at(w.sc.Visitors[o.owner].Leave))
+			}
+			w.fail("%s started %s at %s while %s, begun at %s, was still in the database%s (%s: two queries at once)",
+				w.who(q), q.name(), at(w.now), o.name(), at(o.startAt), gone, shelf)
 		}
 	}
 	w.queries = append(w.queries, q)
@@ -405,7 +409,12 @@ func (w *world) badError(i int) string {
 		return fmt.Sprintf("%s got %q though its own context was live", name, v.err.Error())
 	}
 	for _, q := range w.queries {
-		if q.shelf == vis.Shelf && q.err != nil && q.end != 0 && q.end < v.arrived && q.endRest < v.arriveRest && errors.Is(v.err, q.err) {
+		stale := q.shelf == vis.Shelf && q.end != 0 && q.end < v.arrived && q.endRest < v.arriveRest
+		if stale && q.panicked {
+			return fmt.Sprintf("%s asked at %s, after %s had panicked at %s, and got an error from it (%v): the failure outlived its query",
+				name, at(vis.At), q.name(), at(q.endAt), v.err)
+		}
+		if stale && q.err != nil && errors.Is(v.err, q.err) {
 			return fmt.Sprintf("%s asked at %s, after %s had failed at %s, and got that query's error: the failure outlived its query",
 				name, at(vis.At), q.name(), at(q.endAt))
 		}
