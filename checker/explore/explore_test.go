@@ -68,7 +68,9 @@ type refetch struct {
 	db *catalog.DB
 }
 
-func (r refetch) Top(ctx context.Context, shelf string) ([]string, error) { return r.db.Top(ctx, shelf) }
+func (r refetch) Top(ctx context.Context, shelf string) ([]string, error) {
+	return r.db.Top(ctx, shelf)
+}
 
 // keep is a shop that serves the first list it ever got, whatever the
 // shelf: visitors of a second shelf get the wrong list.
