@@ -502,7 +502,9 @@ func (w *world) atRest() {
 	defer w.mu.Unlock()
 	for _, s := range sus {
 		g, ok := gs[w.visits[s.i].g]
-		if !ok || stack.Timed(g.State) {
+		// Not parked (a poller's timer woke it since the rest) or asleep
+		// in a timed wait: it may yet go on, so it is judged at the end.
+		if !ok || !stack.Parked(g.State) || stack.Timed(g.State) {
 			continue
 		}
 		where := "in " + g.State
