@@ -23,20 +23,21 @@ const defaultRepeat = 3
 type checkFlags struct {
 	solution, json, verbose, noRace bool
 	repeat                          int
-	redis                           string
+	redis, cases                    string
 	seed                            uint64
 }
 
-func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f checkFlags
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.BoolVar(&f.solution, "solution", false, "grade the reference solution instead of your code")
 	fs.IntVar(&f.repeat, "repeat", defaultRepeat, "run each check this many times")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of PASS/FAIL lines")
 	fs.BoolVar(&f.verbose, "verbose", false, "show whole race reports and crashes")
-	fs.BoolVar(&f.noRace, "no-race", false, "build without the race detector")
+	fs.BoolVar(&f.noRace, "no-race", false, "build without the race detector (no case can pass)")
 	fs.Uint64Var(&f.seed, "seed", 0, "replay the random scenes of this seed (a failing check names its seed)")
 	fs.StringVar(&f.redis, "redis", "", "a real Redis or Valkey server for case 6, as redis://HOST:PORT/DB")
+	fs.StringVar(&f.cases, "cases", "", "grade this folder's cases/ (another clone) with this lab's checker")
 	rest, err := parse(fs, args, false)
 	if err != nil {
 		return err
@@ -46,6 +47,9 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if f.repeat < 1 {
 		return usagef("--repeat must be at least 1")
+	}
+	if f.solution && f.cases != "" {
+		return usagef("--solution and --cases each say what to grade: give one")
 	}
 	cases := checker.Cases()
 	if rest[0] != "all" {
@@ -59,21 +63,38 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sub, err := resolveSubmission(root, f.cases)
+	if err != nil {
+		return err
+	}
 	if f.redis != "" {
+		if err := probeRedis(ctx, f.redis); err != nil {
+			return err
+		}
 		// The children inherit the environment; case 6 reads REDIS_URL.
 		if err := os.Setenv("REDIS_URL", f.redis); err != nil {
 			return err
 		}
 	}
 
+	p := newProgress(stderr)
+	if f.noRace {
+		p.Line("%s", noRaceAdvice)
+	}
+	if _, err := prepare(ctx, root, !f.noRace, cases, p); err != nil {
+		return err
+	}
+
 	var reps []grade.Report
-	for _, c := range cases {
-		target := grade.Student(c)
+	for i, c := range cases {
+		target := sub.target(c)
 		if f.solution {
 			target = grade.Solution(c)
 		}
-		if !f.json {
-			fmt.Fprintf(stdout, "Case %d: %s (checking %s)\n\n", c.Number, c.Title, target.Dir())
+		if f.json {
+			p.Step(i+1, len(cases), fmt.Sprintf("checking case %d: %s", c.Number, c.Title))
+		} else {
+			fmt.Fprintf(stdout, "Case %d: %s (checking %s)\n\n", c.Number, c.Title, sub.show(target))
 		}
 		rep, err := grade.Grade(ctx, target, grade.Options{Root: root, NoRace: f.noRace, Repeat: f.repeat, Seed: f.seed})
 		if err != nil {
@@ -85,12 +106,13 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintln(stdout)
 		}
 	}
+	p.Clear()
 
 	code := "cases"
 	if f.solution {
 		code = "solutions"
 	}
-	doc := document(code, reps, f.verbose)
+	doc := document(sub.meta(ctx, root), code, reps, f.verbose)
 	if f.json {
 		if err := writeJSON(stdout, doc); err != nil {
 			return err
@@ -98,8 +120,17 @@ func checkCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	} else if len(reps) > 1 {
 		printSummary(stdout, doc)
 	}
-	if doc.Score.CasesPassed < doc.Score.CasesTotal {
+	return verdictErr(doc)
+}
+
+// verdictErr turns a report into the command's result: a failed case
+// fails it; otherwise a case not graded in full leaves it incomplete.
+func verdictErr(doc Document) error {
+	switch {
+	case doc.Score.CasesPassed+doc.Score.CasesIncomplete < doc.Score.CasesTotal:
 		return errFailed
+	case doc.Score.CasesIncomplete > 0:
+		return errIncomplete
 	}
 	return nil
 }

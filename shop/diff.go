@@ -10,12 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"stampede/checker/check"
 	"stampede/checker/grade"
 )
 
 // diffCmd shows the student's case against the reference solution as a
 // unified diff, one file at a time.
-func diffCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func diffCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	rest, err := parse(fs, args, false)
 	if err != nil {
@@ -32,11 +33,14 @@ func diffCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := prepare(ctx, root, true, []check.Case{c}, newProgress(stderr)); err != nil {
+		return err
+	}
 	rep, err := grade.Grade(ctx, grade.Student(c), grade.Options{Root: root, Repeat: 1})
 	if err != nil {
 		return err
 	}
-	if !rep.Passed() {
+	if statusOfReport(rep) != CasePass {
 		yellow.Fprintf(stdout, "Case %d is not solved yet: what follows shows the reference solution's answer.\n\n", c.Number)
 	}
 	mine, theirs := filepath.Join("cases", c.Dir()), filepath.Join("solutions", c.Dir())

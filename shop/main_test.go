@@ -47,6 +47,13 @@ func TestUsageErrorsAreOneLineAndExitTwo(t *testing.T) {
 		{"hint", "x"},
 		{"diff"},
 		{"list", "extra"},
+		{"setup", "extra"},
+		{"grade"},
+		{"grade", "--only", "9", "x"},
+		{"check", "1", "--solution", "--cases", "x"},
+		{"check", "1", "--cases", "/no/such/folder"},
+		{"run", "1", "--solution", "--cases", "x"},
+		{"check", "6", "--redis", "localhost:6379"},
 	} {
 		code, _, stderr := runShop(t, args...)
 		assert.Equal(t, exitUsage, code, "shop %v", args)
@@ -75,11 +82,14 @@ func TestCheckShippedCaseFailsAndSolutionPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the worker")
 	}
-	code, out, _ := runShop(t, "check", "1", "--repeat", "1")
+	// Never the lab's own cases/: on a student's clone it holds their work.
+	shipped := submissionDir(t, "shipped", fromShipped, 1)
+	code, out, _ := runShop(t, "check", "1", "--repeat", "1", "--cases", shipped)
 	assert.Equal(t, exitFail, code)
 	assert.Contains(t, out, "  FAIL  the query runs once, not once per visitor (ran 50)")
 	assert.Contains(t, out, "  PASS  no data race")
 	assert.Contains(t, out, "\n3 passed, 2 failed\n")
+	assert.Contains(t, out, "(checking "+filepath.Join(shipped, "cases", "case01")+")", "the header names the folder graded")
 
 	code, out, _ = runShop(t, "check", "1", "--solution", "--repeat", "1")
 	assert.Equal(t, exitPass, code, out)
@@ -90,16 +100,22 @@ func TestCheckJSONIsOneDocument(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the worker")
 	}
-	code, out, _ := runShop(t, "check", "1", "--json", "--repeat", "1")
+	shipped := submissionDir(t, "shipped", fromShipped, 1)
+	code, out, _ := runShop(t, "check", "1", "--json", "--repeat", "1", "--cases", shipped)
 	assert.Equal(t, exitFail, code)
 	var doc Document
 	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
 	assert.Equal(t, Schema, doc.Schema)
 	require.Len(t, doc.Cases, 1)
-	assert.Equal(t, 3, doc.Score.Points)
-	assert.Equal(t, 5, doc.Score.MaxPoints)
+	assert.Equal(t, 0, doc.Score.Points, "3 checks of 5 pass, and a case is worth its points only when all do")
+	assert.Equal(t, casePoints[1], doc.Score.MaxPoints)
+	assert.Equal(t, 3, doc.Score.Passed)
 	assert.Equal(t, "once", doc.Cases[0].Checks[1].ID)
 	assert.Equal(t, check.Fail, doc.Cases[0].Checks[1].Status)
+	assert.NotEmpty(t, doc.Lab.Commit)
+	assert.NotEmpty(t, doc.GradedAt)
+	assert.Equal(t, "shipped", doc.Student.Name, "a folder that is not a clone is named by its folder")
+	assert.Equal(t, shipped, doc.Submission.Dir)
 }
 
 // TestJSONReportMatchesSavedDocument pins the schema that classroom
@@ -125,9 +141,30 @@ func TestJSONReportMatchesSavedDocument(t *testing.T) {
 				{ID: "x", Name: "x", Status: check.Fail, Message: "not run: cases/case02 does not compile"},
 			},
 		},
+		{
+			Target: grade.Target{Case: check.Case{Number: 3, Title: "Solved"}, Pkg: check.Module + "/cases/case03"},
+			Results: []check.Result{
+				{ID: "a", Name: "a", Status: check.Pass, Runs: 3, Passed: 3},
+				{ID: "race", Name: "no data race", Status: check.Pass, Runs: 3, Passed: 3},
+			},
+		},
+		{
+			Target: grade.Target{Case: check.Case{Number: 4, Title: "No race detector"}, Pkg: check.Module + "/cases/case04"},
+			NoRace: "this machine cannot build with the race detector",
+			Results: []check.Result{
+				{ID: "a", Name: "a", Status: check.Pass, Runs: 3, Passed: 3},
+				{ID: "race", Name: "no data race", Status: check.Skip, Message: "this machine cannot build with the race detector"},
+			},
+		},
+	}
+	meta := Meta{
+		Lab:        Lab{Commit: "0123456789abcdef0123456789abcdef01234567"},
+		GradedAt:   "2026-01-02T03:04:05Z",
+		Student:    Person{Name: "Ada Student", Email: "ada@example.org", Source: "git config"},
+		Submission: Submission{Dir: ".", Commit: "89abcdef0123456789abcdef0123456789abcdef"},
 	}
 	var got bytes.Buffer
-	require.NoError(t, writeJSON(&got, document("cases", reps, false)))
+	require.NoError(t, writeJSON(&got, document(meta, "cases", reps, false)))
 	path := filepath.Join("testdata", "report.json")
 	if *update {
 		require.NoError(t, os.WriteFile(path, got.Bytes(), 0o644))
@@ -259,16 +296,22 @@ func TestSnapshotChangesWhenAFileIsSaved(t *testing.T) {
 }
 
 func TestListShowsShippedCasesAsNotStarted(t *testing.T) {
-	if os.Getenv("CI") == "" {
-		t.Skip("on a student's clone, cases/ holds their work")
-	}
-	root, err := moduleRoot()
+	lab, err := moduleRoot()
 	require.NoError(t, err)
+	root := fakeLab(t)
 	for _, c := range checker.Cases() {
+		copyShipped(t, lab, root, c) // the shipped copy, and cases/ as shipped
+		require.NoError(t, writeCase(filepath.Join(root, "cases", c.Dir()), fromShipped(t, lab, c)))
 		st, err := statusOf(context.Background(), root, c)
 		require.NoError(t, err)
 		assert.Equal(t, NotStarted, st, "case %d", c.Number)
 	}
+	// On a fresh clone, list neither grades nor compiles anything.
+	code, out, stderr := runShop(t, "list")
+	assert.Equal(t, exitPass, code, stderr)
+	assert.Equal(t, len(checker.Cases()), strings.Count(out, "not started"), out)
+	assert.Contains(t, out, "0 of 7 solved")
+	assert.Empty(t, stderr)
 }
 
 func TestResetRestoresTheShippedCaseAndKeepsABackup(t *testing.T) {
@@ -277,11 +320,7 @@ func TestResetRestoresTheShippedCaseAndKeepsABackup(t *testing.T) {
 	root := fakeLab(t)
 	c, _ := checker.Find(1)
 	// The fake lab needs the shipped copy, and a student's edited case.
-	shipped := filepath.Join(root, checker.Shipped(c))
-	require.NoError(t, os.MkdirAll(shipped, 0o755))
-	data, err := os.ReadFile(filepath.Join(lab, checker.Shipped(c), "shop.go"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(shipped, "shop.go"), data, 0o644))
+	copyShipped(t, lab, root, c)
 	mine := filepath.Join(root, "cases", c.Dir())
 	require.NoError(t, os.MkdirAll(mine, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(mine, "shop.go"), []byte("package case01\n// my work\n"), 0o644))
@@ -298,4 +337,29 @@ func TestResetRestoresTheShippedCaseAndKeepsABackup(t *testing.T) {
 	require.Len(t, backups, 1)
 	kept, _ := os.ReadFile(backups[0])
 	assert.Equal(t, "package case01\n// my work\n", string(kept))
+}
+
+func TestResetOfAnUnchangedCaseKeepsNothing(t *testing.T) {
+	lab, err := moduleRoot()
+	require.NoError(t, err)
+	root := fakeLab(t)
+	c, _ := checker.Find(1)
+	copyShipped(t, lab, root, c)
+	require.NoError(t, writeCase(filepath.Join(root, "cases", c.Dir()), fromShipped(t, lab, c)))
+
+	code, out, _ := runShop(t, "reset", "1")
+	require.Equal(t, exitPass, code, out)
+	assert.Contains(t, out, "already as the lab ships it")
+	assert.NotContains(t, out, backupDir)
+	assert.NoDirExists(t, filepath.Join(root, backupDir))
+}
+
+func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
+	code, out, _ := runShop(t, "help")
+	require.Equal(t, exitPass, code)
+	for _, want := range []string{"setup", "list", "run N", "check N", "watch", "hint N", "diff N", "reset N", "grade DIR",
+		"--solution", "--timeline", "--redis", "--no-race", "--cases", "--repeat", "--json", "--verbose",
+		"--stay", "--all", "--reset", "--only", "--csv"} {
+		assert.Contains(t, out, want)
+	}
 }

@@ -29,37 +29,72 @@ func printReport(w io.Writer, rep grade.Report, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	skipped := 0
 	for _, r := range rep.Results {
 		printResult(w, r, verbose)
+		if r.Status == check.Skip {
+			skipped++
+		}
 	}
 	passed, failed := rep.Counts()
-	fmt.Fprintf(w, "\n%d passed, %d failed\n", passed, failed)
-	if failed > 0 && rep.Build == nil {
-		c := rep.Target.Case
-		dim.Fprintf(w, "Stuck? Read %s, or ask for a hint: go run ./shop hint %d\n", c.Chapter, c.Number)
+	fmt.Fprintf(w, "\n%d passed, %d failed", passed, failed)
+	if skipped > 0 {
+		fmt.Fprintf(w, ", %d not run", skipped)
+	}
+	fmt.Fprintln(w)
+	c := rep.Target.Case
+	switch statusOfReport(rep) {
+	case CaseIncomplete:
+		yellow.Fprintf(w, "NOT GRADED HERE: no check failed, but the race check did not run, so case %d is not passed. Why: %s.\n",
+			c.Number, orDefault(rep.NoRace, "a check was skipped"))
+		if rep.NoRace == noRaceOff {
+			fmt.Fprintln(w, "Check again without --no-race for the verdict.")
+		} else {
+			fmt.Fprintln(w, compilerAdvice)
+		}
+	case CaseFail:
+		if failed > 0 && rep.Build == nil {
+			dim.Fprintf(w, "Stuck? Read %s, or ask for a hint: go run ./shop hint %d\n", c.Chapter, c.Number)
+		}
 	}
 }
 
+// noRaceOff is the grader's reason when --no-race turned the detector off.
+const noRaceOff = "the race detector was turned off"
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// printResult writes one check's line: its verdict, what it checks, the
+// figure, how many runs passed, and its id (the name the chapters and
+// JSON reports use), then the message of a check that did not pass.
 func printResult(w io.Writer, r check.Result, verbose bool) {
 	line := r.Name
 	if r.Figure != "" {
 		line += " (" + r.Figure + ")"
 	}
+	if r.Runs > 1 {
+		line = fmt.Sprintf("%s [%d/%d]", line, r.Passed, r.Runs)
+	}
 	switch r.Status {
 	case check.Pass:
 		green.Fprint(w, "  PASS")
-		if r.Runs > 1 {
-			line = fmt.Sprintf("%s [%d/%d]", line, r.Passed, r.Runs)
-		}
 	case check.Skip:
 		yellow.Fprint(w, "  SKIP")
 	case check.Flaky:
 		red.Fprint(w, "  FLAKY")
-		line = fmt.Sprintf("%s [passed %d/%d]", line, r.Passed, r.Runs)
 	default:
 		red.Fprint(w, "  FAIL")
 	}
-	fmt.Fprintf(w, "  %s\n", line)
+	fmt.Fprintf(w, "  %s", line)
+	if r.ID != "" {
+		dim.Fprintf(w, "  #%s", r.ID)
+	}
+	fmt.Fprintln(w)
 	if r.Status != check.Pass && r.Message != "" {
 		for _, m := range strings.Split(r.Message, "\n") {
 			fmt.Fprintf(w, "        %s\n", m)
@@ -76,15 +111,30 @@ func printResult(w io.Writer, r check.Result, verbose bool) {
 	}
 }
 
-// printSummary writes the table of `check all`.
+// mark is a case's verdict as the summaries show it.
+func mark(st CaseStatus) string {
+	switch st {
+	case CasePass:
+		return green.Sprint("PASS      ")
+	case CaseIncomplete:
+		return yellow.Sprint("NOT GRADED")
+	}
+	return red.Sprint("FAIL      ")
+}
+
+// printSummary writes the table of `check all`: each case's verdict, its
+// points (all or nothing) and, for progress, its checks passed.
 func printSummary(w io.Writer, doc Document) {
 	fmt.Fprintln(w, "Summary")
 	for _, c := range doc.Cases {
-		mark := red.Sprint("FAIL")
-		if c.Status == check.Pass {
-			mark = green.Sprint("PASS")
-		}
-		fmt.Fprintf(w, "  %s  case %d  %-36s %d/%d checks\n", mark, c.Case, c.Title, c.Score.Passed, c.Score.MaxPoints)
+		fmt.Fprintf(w, "  %s  case %d  %-36s %3d/%-3d points  %d/%d checks\n",
+			mark(c.Status), c.Case, c.Title, c.Score.Points, c.Score.MaxPoints, c.Score.Passed, len(c.Checks))
 	}
-	fmt.Fprintf(w, "\n%d of %d cases solved\n", doc.Score.CasesPassed, doc.Score.CasesTotal)
+	fmt.Fprintf(w, "\n%d of %d cases solved: %d of %d points",
+		doc.Score.CasesPassed, doc.Score.CasesTotal, doc.Score.Points, doc.Score.MaxPoints)
+	if doc.Score.CasesIncomplete > 0 {
+		fmt.Fprintf(w, " (%d not graded here: no race detector)", doc.Score.CasesIncomplete)
+	}
+	fmt.Fprintln(w)
+	dim.Fprintln(w, "A case earns its points only when every check passes; checks passed on the way score nothing.")
 }

@@ -35,6 +35,10 @@ func resetCmd(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if same, err := checker.Pristine(root, c); err == nil && same {
+		fmt.Fprintf(stdout, "cases/%s is already as the lab ships it: nothing to do.\n", c.Dir())
+		return nil
+	}
 	shipped, err := checker.GoFiles(filepath.Join(root, checker.Shipped(c)))
 	if err != nil {
 		return err

@@ -8,12 +8,14 @@ import (
 	"io"
 	"time"
 
+	"stampede/checker/check"
 	"stampede/checker/grade"
 )
 
-func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	solution := fs.Bool("solution", false, "play the story on the reference solution")
+	cases := fs.String("cases", "", "play the story on this folder's cases/ (another clone)")
 	rest, err := parse(fs, args, true)
 	if err != nil {
 		return err
@@ -29,11 +31,21 @@ func runCmd(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	target := grade.Student(c)
+	if *solution && *cases != "" {
+		return usagef("--solution and --cases each say what to run: give one")
+	}
+	sub, err := resolveSubmission(root, *cases)
+	if err != nil {
+		return err
+	}
+	target := sub.target(c)
 	if *solution {
 		target = grade.Solution(c)
 	}
-	fmt.Fprintf(stdout, "Case %d: %s (running %s)\n\n", c.Number, c.Title, target.Dir())
+	if _, err := prepare(ctx, root, true, []check.Case{c}, newProgress(stderr)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Case %d: %s (running %s)\n\n", c.Number, c.Title, sub.show(target))
 	w, err := grade.Build(ctx, root, target, true)
 	var be *grade.BuildError
 	if errors.As(err, &be) {

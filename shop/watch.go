@@ -22,7 +22,7 @@ import (
 // of cases/, a few dozen files; between looks the command sleeps.
 const pollEvery = 400 * time.Millisecond
 
-func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
+func watchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	stay := fs.Bool("stay", false, "stay on the case after it passes (for the exercises)")
 	rest, err := parse(fs, args, false)
@@ -37,6 +37,10 @@ func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	cases := checker.Cases()
+	p := newProgress(stderr)
+	if _, err := prepare(ctx, root, true, cases, p); err != nil {
+		return err
+	}
 	start := 0
 	if len(rest) == 1 {
 		c, err := caseArg(rest[0])
@@ -45,8 +49,10 @@ func watchCmd(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		start = indexOf(cases, c.Number)
 	} else {
-		// The first case that is not solved yet.
+		// The first case that is not solved yet: a changed case is checked
+		// to know, a few seconds each, so each says so.
 		for start < len(cases) {
+			p.Line("looking for your first unsolved case: case %d...", cases[start].Number)
 			st, err := statusOf(ctx, root, cases[start])
 			if err != nil {
 				return err
@@ -131,7 +137,7 @@ func (w watcher) run(ctx context.Context, i int) error {
 			return err
 		}
 		printReport(w.out, rep, false)
-		if rep.Passed() && !w.stay {
+		if statusOfReport(rep) == CasePass && !w.stay {
 			green.Fprintf(w.out, "\nCase %d solved.", c.Number)
 			if i+1 < len(w.cases) {
 				fmt.Fprintf(w.out, " On to case %d: read %s.\n", w.cases[i+1].Number, w.cases[i+1].Chapter)

@@ -9,10 +9,7 @@
 // the visitors who waited for the lock still go to the database, one after
 // another, each as soon as it gets the lock. Make a visitor who waited use
 // the list that the visitor before it fetched, instead of querying again.
-// Keep New's signature and Top's; the checker calls them.
-//
-// Import only what docs/README.md lists (no os, unsafe or reflect): the
-// checker refuses the rest before it builds anything.
+// Keep New's and Top's signatures; import only what docs/README.md lists.
 package case03
 
 import (

@@ -9,11 +9,8 @@
 // look. Its looks at the cache were translated word for word from a
 // textbook written for a language with a global interpreter lock, and take
 // no lock at all. Make every read and write of the cache safe, without
-// making hits wait for each other. Keep New's signature and Top's; the
-// checker calls them.
-//
-// Import only what docs/README.md lists (no os, unsafe or reflect): the
-// checker refuses the rest before it builds anything.
+// making hits wait for each other. Keep New's and Top's signatures;
+// import only what docs/README.md lists.
 package case04
 
 import (

@@ -9,10 +9,7 @@
 // guarded cache. Nobody tried it with a database that fails. Make every
 // visitor of a failed query get its error, promptly, and the next visitor
 // a fresh try; let a visitor who gives up leave without stopping the query
-// for the others. Keep New's signature and Top's; the checker calls them.
-//
-// Import only what docs/README.md lists (no os, unsafe or reflect): the
-// checker refuses the rest before it builds anything.
+// for the others. Keep New and Top as they are; imports: docs/README.md.
 package case05
 
 import (

@@ -33,6 +33,7 @@ var Case = check.Case{
 			Catches: "a fill that holds the cache's write lock across the query"},
 		{ID: "hits-shared", Name: "a hit takes no exclusive lock: hits do not wait for each other",
 			Catches: "the cache read under a plain sync.Mutex or the write side of an RWMutex, and hits that take the shelf's fetch lock"},
+		nestedInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"},
 		explore.Info,
@@ -62,6 +63,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"hit-apart":   func(h *harness.H) check.Verdict { return HitApart(h, mk) },
 			"hits-shared": func(h *harness.H) check.Verdict { return HitsShared(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return Readers(h, mk) },
+			"rlock-once":  func(h *harness.H) check.Verdict { return NestedRLock(h, mk) },
 			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case4) },
 		},
 	}

@@ -27,6 +27,7 @@ import (
 type held struct {
 	release []func()
 	seen    map[seenKey]bool
+	rw      []*sync.RWMutex // the RWMutexes among them
 }
 
 type seenKey struct {
@@ -125,6 +126,7 @@ func (h *held) walkStruct(v reflect.Value, depth int) {
 			m := (*sync.RWMutex)(unsafe.Pointer(v.UnsafeAddr()))
 			if m.TryRLock() {
 				h.release = append(h.release, m.RUnlock)
+				h.rw = append(h.rw, m)
 			}
 		}
 		return

@@ -75,8 +75,9 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 
 	fmt.Fprintf(w, "\nAt 10:00 the list expires again and %d visitors arrive. The first query\n", *visitors)
 	fmt.Fprintf(w, "trips over a bug in the database driver and panics; the queries after it\n")
-	fmt.Fprintf(w, "work. (Like net/http, the shop's server turns a visitor's panic into an\n")
-	fmt.Fprintf(w, "error page; the other visitors carry on.)\n\n")
+	fmt.Fprintf(w, "work. (The shop's server keeps a panic to the visitor it hit, as net/http\n")
+	fmt.Fprintf(w, "does: it recovers, logs, and closes that visitor's connection; the other\n")
+	fmt.Fprintf(w, "visitors carry on.)\n\n")
 	began = time.Now()
 	rec = timeline.New(began, catalog.QueryCost)
 	var once sync.Once

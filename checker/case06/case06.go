@@ -44,6 +44,7 @@ var Case = check.Case{
 			Catches: "a poll with no bound, and a loser that gives up with an untyped error"},
 		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
 			Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"},
+		panicInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -68,6 +69,7 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"budget":       BudgetError,
 		"ttl":          EveryKeyExpires,
 		"race":         Busy,
+		"panic":        Panics,
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {

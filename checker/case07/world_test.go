@@ -41,6 +41,7 @@ var checks = map[string]func(*harness.H, New) check.Verdict{
 	"beta":       Beta,
 	"one-flight": OneFlight,
 	"race":       Busy,
+	"panic":      Panics,
 }
 
 func TestEveryCheckHasAFunction(t *testing.T) {

@@ -15,6 +15,7 @@ var _ = register(6,
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance"}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
+	entry{dir: "wrong/norecover", fails: []string{"panic"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 )

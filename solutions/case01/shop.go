@@ -30,6 +30,8 @@ func New(db *catalog.DB) *Shop {
 
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer.
+// Every visitor of a shelf gets the same cached slice, so callers must
+// treat it as read-only; a copy per hit would cost an allocation each.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	// First look: a hit shares the read lock with other hits, so hits never
 	// queue behind each other.
@@ -68,6 +70,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 // lockFor returns the shelf's lock, making it on first use. The table of
 // locks is shared state too: two visitors making the same shelf's lock at
 // once must end up with one lock, so it is made under the write lock.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

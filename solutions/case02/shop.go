@@ -33,6 +33,8 @@ func New(db *catalog.DB) *Shop {
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer;
 // visitors of other shelves do not wait at all.
+// Every visitor of a shelf gets the same cached slice, so callers must
+// treat it as read-only; a copy per hit would cost an allocation each.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil
@@ -68,6 +70,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 // lockFor returns the shelf's lock, making it on first use. The looking and
 // the making are one critical section: split in two, two visitors could
 // both find no lock, make one each, and both query.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.locksMu.Lock()
 	defer s.locksMu.Unlock()

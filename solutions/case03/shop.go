@@ -30,6 +30,8 @@ func New(db *catalog.DB) *Shop {
 
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer.
+// Every visitor of a shelf gets the same cached slice, so callers must
+// treat it as read-only; a copy per hit would cost an allocation each.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil
@@ -58,6 +60,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	return books, nil
 }
 
+// cached is a look at the cache. It takes the plain mutex, so hits queue
+// behind each other; chapter 4 gives the looks an RWMutex's read side,
+// which its check hits-shared demands. Case 3 grades the second look only,
+// so this stays the shipped code's guard: one lesson at a time.
 func (s *Shop) cached(shelf string) ([]string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -66,6 +72,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 }
 
 // lockFor returns the shelf's lock, making it on first use.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -36,6 +36,9 @@ func New(db *catalog.DB) *Shop {
 
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one of them queries the database and the rest wait for its answer.
+// Every visitor of a shelf gets the same cached slice: callers must treat
+// it as read-only (slices.Clone it to change it). Copying it here instead
+// would put an allocation on every hit.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil
@@ -64,7 +67,9 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	return books, nil
 }
 
-// cached is a look at the cache under the read lock.
+// cached is a look at the cache under the read lock. It takes the lock
+// itself, so its callers must not hold it: a goroutine that read-locks
+// twice deadlocks once a writer queues between its two RLocks.
 func (s *Shop) cached(shelf string) ([]string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -74,6 +79,8 @@ func (s *Shop) cached(shelf string) ([]string, bool) {
 
 // lockFor returns the shelf's lock, making it on first use under the write
 // lock, so that two visitors who make it at once end up with one.
+// The table only grows, a lock per shelf ever asked for: production code
+// removes a shelf's lock when its flight lands, or bounds the key space.
 func (s *Shop) lockFor(shelf string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()

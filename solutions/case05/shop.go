@@ -44,6 +44,11 @@ func New(db *catalog.DB) *Shop {
 // Top returns a shelf's books. When many visitors miss the same shelf at
 // once, one query runs and they all get its answer, or its error. A
 // visitor whose ctx ends stops waiting; the query goes on for the others.
+//
+// Every visitor of a shelf gets the same slice, from the cache or from the
+// flight, as singleflight shares its value: callers must treat it as
+// read-only. A copy per call would keep a careless caller safe, but it
+// would put an allocation on every hit, the path that must stay cheap.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.cached(shelf); ok {
 		return books, nil
@@ -75,7 +80,12 @@ func (s *Shop) join(ctx context.Context, shelf string) ([]string, *flight) {
 		// The query answers everyone who joins, so it must not end when
 		// the visitor who happened to start it gives up: it keeps ctx's
 		// values, not its cancellation. It runs on its own goroutine so
-		// that the starter, too, can stop waiting.
+		// that the starter, too, can stop waiting. WithoutCancel drops the
+		// deadline as well, so a database that hangs keeps this flight in
+		// the air for ever; production code bounds the query with
+		// context.WithTimeout. The lab leaves it out: its checks hold the
+		// query at a gate, and a deadline on the real clock would make the
+		// verdicts depend on the machine's speed.
 		go s.fly(context.WithoutCancel(ctx), shelf, f)
 	}
 	return nil, f
@@ -84,13 +94,24 @@ func (s *Shop) join(ctx context.Context, shelf string) ([]string, *flight) {
 // fly runs the shelf's query and lands the flight: the books go into the
 // cache; a failure goes to the flight's visitors and nowhere else, so the
 // next visitor starts a fresh query.
+//
+// The query can end three ways: it returns, it panics, or it calls
+// runtime.Goexit (as t.FailNow does, misused off the test's goroutine by a
+// fake database). recover returns nil for both a return and a Goexit, so
+// returned, set only after the call, tells them apart, the way
+// x/sync/singleflight does.
 func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
+	returned := false
 	defer func() {
-		// A panic must land the flight like any failure, or its visitors
-		// would wait forever. Nobody else can recover it on this
+		// A panic or a Goexit must land the flight like any failure, or
+		// its visitors would wait forever and an empty list would look
+		// like an answer. Nobody else can recover a panic on this
 		// goroutine: unrecovered, it would stop the whole shop.
 		if r := recover(); r != nil {
+			// Production code keeps the stack too (runtime/debug.Stack) or logs it.
 			f.books, f.err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+		} else if !returned {
+			f.books, f.err = nil, fmt.Errorf("shop: %s: the query ended its goroutine (runtime.Goexit)", shelf)
 		}
 		s.mu.Lock()
 		if f.err == nil {
@@ -105,6 +126,7 @@ func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 		err = fmt.Errorf("shop: %s: %w", shelf, err)
 	}
 	f.books, f.err = books, err
+	returned = true
 }
 
 // cached is a look at the cache under the read lock.

@@ -76,13 +76,31 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
 // Top returns a shelf's books: from this instance's memory, else from
 // Redis, else from the database, with one flight per shelf per instance.
+// The visitors of a flight, and every hit on the instance's copy, share one
+// slice: callers must not change it.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok := s.remembered(shelf); ok {
 		return books, nil
 	}
 	// The flight must not end because its first visitor gave up: it works
 	// for every visitor waiting on it.
-	flight := s.flights.DoChan(shelf, func() (any, error) {
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		// DoChan runs this on a goroutine of its own and re-panics a panic
+		// there, where nobody can recover it: the instance would die with
+		// every visitor it serves. So the flight recovers, as in case 5.
+		// (A runtime.Goexit here would leave the waiters to their
+		// contexts: DoChan sends nothing then. Case 5 shows the cure.)
+		defer func() {
+			if r := recover(); r != nil {
+				// Production code keeps the stack too (runtime/debug.Stack) or logs it.
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
+		// WithoutCancel drops the deadline too: if the database hangs, the
+		// flight never lands and this instance is stuck on the shelf.
+		// Production code adds context.WithTimeout, shorter than lockTTL so
+		// that the query gives up before its lock expires; the lab leaves
+		// it out, as the chapter explains.
 		return s.fill(context.WithoutCancel(ctx), shelf)
 	})
 	select {

@@ -5,6 +5,7 @@ package case07
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -58,7 +59,9 @@ func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Durati
 // Top returns a shelf's books. While the list is fresh every reader gets it
 // at once, and now and then one of them, more likely the nearer the list is
 // to expiring, starts a recompute in the background. Only a reader who
-// finds no fresh list waits, for the one recompute in flight.
+// finds no fresh list waits, for the one recompute in flight. Every reader
+// shares the one cached slice, as singleflight shares its value: callers
+// must treat it as read-only, which keeps a hit free of copying.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	now := s.clk.Now()
 	s.mu.Lock()
@@ -103,24 +106,38 @@ func (s *Shop) launch(ctx context.Context, shelf string) *flight {
 	s.flights[shelf] = f
 	// The recompute outlives the reader who started it, so it must not be
 	// cancelled with the reader's context; it keeps the context's values.
+	// It loses the deadline too: if the database hangs, the flight stays in
+	// the table and blocks every later refresh. Production code adds
+	// context.WithTimeout; the lab leaves it out, as chapter 6 explains.
 	go s.recompute(context.WithoutCancel(ctx), shelf, f)
 	return f
 }
 
 // recompute queries the database for shelf, measuring how long it takes,
-// stores the answer, and ends the flight.
+// stores the answer, and ends the flight. It ends the flight however the
+// query ends: a panic here, on a goroutine of our own, would stop the
+// whole shop, and a flight left in the table would stop every refresh
+// after it. (A runtime.Goexit is told from a return by returned, as in
+// case 5.)
 func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
 	began := s.clk.Now()
-	books, err := s.db.Top(ctx, shelf)
-	now := s.clk.Now()
-
-	s.mu.Lock()
-	if err == nil {
-		s.cache[shelf] = entry{books: books, delta: now.Sub(began), expiry: now.Add(s.ttl)}
-	}
-	delete(s.flights, shelf)
-	s.mu.Unlock()
-
-	f.books, f.err = books, err
-	close(f.done)
+	returned := false
+	defer func() {
+		if r := recover(); r != nil {
+			// Production code keeps the stack too (runtime/debug.Stack) or logs it.
+			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s panicked: %v", shelf, r)
+		} else if !returned {
+			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s ended its goroutine (runtime.Goexit)", shelf)
+		}
+		now := s.clk.Now()
+		s.mu.Lock()
+		if f.err == nil {
+			s.cache[shelf] = entry{books: f.books, delta: now.Sub(began), expiry: now.Add(s.ttl)}
+		}
+		delete(s.flights, shelf)
+		s.mu.Unlock()
+		close(f.done)
+	}()
+	f.books, f.err = s.db.Top(ctx, shelf)
+	returned = true
 }

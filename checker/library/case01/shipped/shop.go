@@ -7,10 +7,7 @@
 //
 // Make Top single-flight: when many visitors miss the same shelf at once,
 // one of them queries the database and the others wait for its answer.
-// Keep New's signature and Top's; the checker calls them.
-//
-// Import only what docs/README.md lists (no os, unsafe or reflect): the
-// checker refuses the rest before it builds anything.
+// Keep New's and Top's signatures; import only what docs/README.md lists.
 package case01
 
 import (

@@ -9,10 +9,7 @@
 // query, so the bestseller list is queried once. But a visitor who wants
 // the new releases now waits for the bestseller query too. Give each shelf
 // a lock of its own, so that one slow shelf holds up only its own visitors.
-// Keep New's signature and Top's; the checker calls them.
-//
-// Import only what docs/README.md lists (no os, unsafe or reflect): the
-// checker refuses the rest before it builds anything.
+// Keep New's and Top's signatures; import only what docs/README.md lists.
 package shipped
 
 import (

@@ -9,7 +9,6 @@ import (
 	"stampede/shop/catalog"
 )
 
-
 type Shop struct {
 	db    *catalog.DB
 	mu    sync.Mutex

@@ -3,7 +3,9 @@
 // Waiters select on the channel and their context; the query runs on a
 // context without its starter's cancellation; the flight lands in a
 // deferred function that turns a panic into the flight's error. The
-// starter waits for its own query to finish even when it gives up.
+// starter waits for its own query to finish even when it gives up. A flag
+// set after the query tells a runtime.Goexit (recover says nil) from a
+// return, so that a Goexit lands the flight as a failure.
 //
 // Verdict: passes every check.
 package donechan
@@ -64,9 +66,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) run(ctx context.Context, shelf string, c *call) {
+	finished := false
 	defer func() {
 		if r := recover(); r != nil {
 			c.books, c.err = nil, fmt.Errorf("query %s panicked: %v", shelf, r)
+		} else if !finished {
+			c.books, c.err = nil, fmt.Errorf("query %s never returned", shelf)
 		}
 		s.mu.Lock()
 		if c.err == nil {
@@ -77,4 +82,5 @@ func (s *Shop) run(ctx context.Context, shelf string, c *call) {
 		close(c.done)
 	}()
 	c.books, c.err = s.db.Top(ctx, shelf)
+	finished = true
 }

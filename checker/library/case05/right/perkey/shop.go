@@ -5,7 +5,9 @@
 // it queues: if the count has moved when its turn comes, the query it
 // waited for failed, and it takes that error instead of querying again. The
 // query runs on a context without its starter's cancellation, and the
-// failure is recorded, and the lock let go, by defer, panic or not.
+// failure is recorded, and the lock let go, by defer, panic or not; a query
+// that never returns (runtime.Goexit, which recover does not see) is
+// recorded as a failure too.
 //
 // The starter of a query waits for it to finish even if it gives up: the
 // query runs on its goroutine. Every other visitor can leave at once.
@@ -84,9 +86,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) fetch(ctx context.Context, shelf string, l *shelfLock) (books []string, err error) {
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			books, err = nil, fmt.Errorf("query %s panicked: %v", shelf, r)
+		} else if !returned {
+			books, err = nil, fmt.Errorf("query %s did not return", shelf)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -97,5 +102,7 @@ func (s *Shop) fetch(ctx context.Context, shelf string, l *shelfLock) (books []s
 		}
 		s.cache[shelf] = books
 	}()
-	return s.db.Top(context.WithoutCancel(ctx), shelf)
+	books, err = s.db.Top(context.WithoutCancel(ctx), shelf)
+	returned = true
+	return books, err
 }

@@ -2,13 +2,15 @@
 // the cache and one for the flights, where LoadOrStore decides who starts
 // the query. The query runs on a goroutine of its own, on a context
 // without its starter's cancellation, so every visitor, the starter too,
-// can stop waiting; a deferred function lands the flight, panic or not.
+// can stop waiting; a deferred function lands the flight, panic, Goexit or
+// not (an ok flag written after the query says which).
 //
 // Verdict: passes every check.
 package syncmap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -48,9 +50,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
+	ok := false
 	defer func() {
 		if r := recover(); r != nil {
 			f.books, f.err = nil, fmt.Errorf("query %s panicked: %v", shelf, r)
+		} else if !ok {
+			f.books, f.err = nil, errors.New("query "+shelf+" exited without returning")
 		}
 		if f.err == nil {
 			s.cache.Store(shelf, f.books)
@@ -65,4 +70,5 @@ func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 		return
 	}
 	f.books, f.err = s.db.Top(ctx, shelf)
+	ok = true
 }

@@ -3,7 +3,8 @@
 // cache, error included. Once the query has failed, every later visitor
 // gets the same error from the cache, long after the database is back.
 //
-// Verdict: fails "not-cached".
+// Verdict: fails "not-cached", and "goexit" too: a Goexit lands as a
+// success with an empty list.
 package cachesfailure
 
 import (

@@ -7,6 +7,7 @@
 //
 // Verdict: fails "race". Whether a waiter reads the flight before the
 // error is written depends on the schedule, so "panic" may fail too.
+// It fails "goexit" as well: recover cannot tell a Goexit from a return.
 package deferorder
 
 import (

@@ -6,7 +6,8 @@
 // recover, rather than leave the callers waiting on their channels. One
 // panicking query stops the whole program.
 //
-// Verdict: fails "panic" (the program crashes).
+// Verdict: fails "panic" (the program crashes), and "goexit": on a Goexit
+// DoChan sends nothing, and the callers wait.
 package dochanpanic
 
 import (

@@ -65,9 +65,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
+	returned := false // recover cannot tell a return from a Goexit
 	defer func() {
 		if r := recover(); r != nil {
 			f.books, f.err = nil, fmt.Errorf("%s: query panicked: %v", shelf, r)
+		} else if !returned {
+			f.books, f.err = nil, fmt.Errorf("%s: the query never returned", shelf)
 		}
 		s.mu.Lock()
 		if f.err == nil {
@@ -78,4 +81,5 @@ func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 		close(f.done)
 	}()
 	f.books, f.err = s.db.Top(ctx, shelf)
+	returned = true
 }

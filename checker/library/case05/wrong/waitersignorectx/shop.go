@@ -3,7 +3,8 @@
 // outlives its starter, but whose waiters receive from the channel and
 // nothing else. A visitor who gives up keeps waiting until the query ends.
 //
-// Verdict: fails "give-up".
+// Verdict: fails "give-up", and "goexit" too: its recover takes a Goexit
+// for a return, and caches an empty list.
 package waitersignorectx
 
 import (

@@ -2,7 +2,8 @@
 // the lock and the answer in one Lua script: it returns the shelf if Redis
 // has it, or takes the lock, or says another instance holds it. The
 // in-process single-flight is a table of flights with done channels, and
-// the release is a compare-and-delete run with EVALSHA.
+// the release is a compare-and-delete run with EVALSHA. The flight's
+// goroutine recovers a panicking query.
 //
 // Verdict: passes every check.
 package luaacquire
@@ -13,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -75,13 +77,24 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) fly(shelf string, f *flight) {
-	f.books, f.err = s.fetch(context.Background(), shelf)
+	f.books, f.err = s.guarded(shelf)
 	s.mu.Lock()
 	if f.err != nil {
 		delete(s.flights, shelf) // keep the books, forget the failure
 	}
 	s.mu.Unlock()
 	close(f.done)
+}
+
+// guarded runs fetch, and turns a panic into an error: on the flight's own
+// goroutine nobody else could recover it.
+func (s *Shop) guarded(shelf string) (books []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			books, err = nil, fmt.Errorf("fetch %s panicked: %v", shelf, r)
+		}
+	}()
+	return s.fetch(context.Background(), shelf)
 }
 
 func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {

@@ -83,7 +83,15 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	}
 	// The flight must not end because its first visitor gave up: it works
 	// for every visitor waiting on it.
-	flight := s.flights.DoChan(shelf, func() (any, error) {
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		// DoChan runs this on a goroutine of its own and re-panics a panic
+		// there, where nobody can recover it: the instance would die. So
+		// the flight recovers its own panic, as in case 5.
+		defer func() {
+			if r := recover(); r != nil {
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
 		return s.fill(context.WithoutCancel(ctx), shelf)
 	})
 	select {

@@ -5,12 +5,14 @@
 // the list expired waits on, so a miss and an early recompute are never
 // two flights; a flag under the shop's mutex keeps lucky readers from
 // starting a second one.
+// Its background recompute recovers a panicking query.
 //
 // Verdict: passes every check.
 package redraw
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -92,7 +94,8 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 	s.mu.Unlock()
 	lock.Lock()
 	defer lock.Unlock()
-	_, _ = s.fetch(ctx, shelf) // on an error the list stays until it expires
+	// On an error, or a panic, the list stays until it expires.
+	_, _ = guarded(shelf, func() ([]string, error) { return s.fetch(ctx, shelf) })
 	s.mu.Lock()
 	delete(s.refreshing, shelf)
 	s.mu.Unlock()
@@ -111,6 +114,17 @@ func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {
 	s.cache[shelf] = entry{books: books, took: now.Sub(began).Seconds(), stored: now}
 	s.mu.Unlock()
 	return books, nil
+}
+
+// guarded runs the query and turns a panic into an error: it runs on a
+// goroutine of its own, where an unrecovered panic ends the program.
+func guarded(shelf string, query func() ([]string, error)) (books []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			books, err = nil, fmt.Errorf("recomputing %s panicked: %v", shelf, r)
+		}
+	}()
+	return query()
 }
 
 // lockLocked returns the shelf's lock. The caller holds s.mu.

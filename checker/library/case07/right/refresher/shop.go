@@ -4,12 +4,14 @@
 // already on its way), and the refresher drops a request for a list that
 // has been replaced since it was made. Readers who find the list expired
 // use single-flight as in case 1.
+// Its background recompute recovers a panicking query.
 //
 // Verdict: passes every check.
 package refresher
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -84,9 +86,20 @@ func (s *Shop) refresh() {
 		}
 		lock := s.lockFor(r.shelf)
 		lock.Lock()
-		_, _ = s.recompute(context.Background(), r.shelf)
+		_, _ = guarded(r.shelf, func() ([]string, error) { return s.recompute(context.Background(), r.shelf) })
 		lock.Unlock()
 	}
+}
+
+// guarded runs the query and turns a panic into an error: it runs on a
+// goroutine of its own, where an unrecovered panic ends the program.
+func guarded(shelf string, query func() ([]string, error)) (books []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			books, err = nil, fmt.Errorf("recomputing %s panicked: %v", shelf, r)
+		}
+	}()
+	return query()
 }
 
 // recompute queries the database and stores the list. The caller holds the

@@ -4,13 +4,15 @@
 // DoChan and does not wait for it, so a lucky draw during a recompute
 // joins that recompute instead of starting another. It draws u at the top
 // of every read, hit or miss, a different order of draws from the
-// reference.
+// reference. The call recovers a panicking query, as mixing Do and
+// DoChan on one key requires.
 //
 // Verdict: passes every check.
 package xsync
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -75,7 +77,7 @@ func (s *Shop) recompute(ctx context.Context, shelf string, miss bool) func() (a
 			return e.books, nil
 		}
 		began := s.clk.Now()
-		books, err := s.db.Top(ctx, shelf)
+		books, err := guarded(shelf, func() ([]string, error) { return s.db.Top(ctx, shelf) })
 		if err != nil {
 			return nil, err
 		}
@@ -85,6 +87,19 @@ func (s *Shop) recompute(ctx context.Context, shelf string, miss bool) func() (a
 		s.mu.Unlock()
 		return books, nil
 	}
+}
+
+// guarded runs the query and turns a panic into an error. Do and DoChan
+// share a key here, and once a DoChan caller has joined a call, a panic in
+// it is raised again on a fresh goroutine, where nobody can recover it,
+// even for the Do callers: so no panic may leave the call.
+func guarded(shelf string, query func() ([]string, error)) (books []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			books, err = nil, fmt.Errorf("recomputing %s panicked: %v", shelf, r)
+		}
+	}()
+	return query()
 }
 
 func (s *Shop) fresh(shelf string) (entry, bool) {

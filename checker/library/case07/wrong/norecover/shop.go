@@ -1,0 +1,131 @@
+// Package norecover is a known-wrong answer to case 7: the reference's
+// XFetch and single-flight, with a recompute that does not recover. The
+// recompute runs on a goroutine of its own, so a panicking query ends the
+// whole program.
+//
+// Verdict: fails "panic" (the program crashes).
+package norecover
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Shop serves the shop's shelves from a cache in front of the catalog.
+type Shop struct {
+	db     *catalog.DB
+	clk    clock.Clock
+	random func() float64
+	ttl    time.Duration
+	beta   float64
+
+	mu      sync.Mutex
+	cache   map[string]entry   // shelf -> its books, guarded by mu
+	flights map[string]*flight // shelf -> its recompute in progress, guarded by mu
+}
+
+// entry is a cached list, how long the query that made it took, and when
+// it stops being served.
+type entry struct {
+	books  []string
+	delta  time.Duration
+	expiry time.Time
+}
+
+// flight is one recompute of a shelf. done is closed when it has ended;
+// books and err are set before that.
+type flight struct {
+	done  chan struct{}
+	books []string
+	err   error
+}
+
+// New returns a shop with an empty cache in front of db.
+func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Duration, beta float64) *Shop {
+	return &Shop{
+		db:      db,
+		clk:     clk,
+		random:  random,
+		ttl:     ttl,
+		beta:    beta,
+		cache:   make(map[string]entry),
+		flights: make(map[string]*flight),
+	}
+}
+
+// Top returns a shelf's books. While the list is fresh every reader gets it
+// at once, and now and then one of them, more likely the nearer the list is
+// to expiring, starts a recompute in the background. Only a reader who
+// finds no fresh list waits, for the one recompute in flight. Every reader
+// shares the one cached slice, as singleflight shares its value: callers
+// must treat it as read-only, which keeps a hit free of copying.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	now := s.clk.Now()
+	s.mu.Lock()
+	e, ok := s.cache[shelf]
+	if ok && now.Before(e.expiry) {
+		// A lucky draw while a recompute is already in flight changes
+		// nothing: one recompute at a time is enough.
+		if s.flights[shelf] == nil && s.early(now, e) {
+			s.launch(ctx, shelf)
+		}
+		s.mu.Unlock()
+		return e.books, nil
+	}
+	f := s.flights[shelf]
+	if f == nil {
+		f = s.launch(ctx, shelf)
+	}
+	s.mu.Unlock()
+
+	select {
+	case <-f.done:
+		return f.books, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// early reports whether this read should recompute e now: XFetch's rule,
+// now - delta*beta*ln(u) >= expiry. -ln(u) is exponentially distributed,
+// so the chance rises smoothly as expiry nears, and the head start scales
+// with delta: a slow query starts its recompute earlier.
+func (s *Shop) early(now time.Time, e entry) bool {
+	u := 1 - s.random() // in (0, 1]: ln(0) would be minus infinity
+	gap := time.Duration(-float64(e.delta) * s.beta * math.Log(u))
+	return !now.Add(gap).Before(e.expiry)
+}
+
+// launch starts the one recompute of shelf and returns its flight. The
+// caller holds s.mu.
+func (s *Shop) launch(ctx context.Context, shelf string) *flight {
+	f := &flight{done: make(chan struct{})}
+	s.flights[shelf] = f
+	// The recompute outlives the reader who started it, so it must not be
+	// cancelled with the reader's context; it keeps the context's values.
+	go s.recompute(context.WithoutCancel(ctx), shelf, f)
+	return f
+}
+
+// recompute queries the database for shelf, measuring how long it takes,
+// stores the answer, and ends the flight.
+func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
+	began := s.clk.Now()
+	books, err := s.db.Top(ctx, shelf)
+	now := s.clk.Now()
+
+	s.mu.Lock()
+	if err == nil {
+		s.cache[shelf] = entry{books: books, delta: now.Sub(began), expiry: now.Add(s.ttl)}
+	}
+	delete(s.flights, shelf)
+	s.mu.Unlock()
+
+	f.books, f.err = books, err
+	close(f.done)
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"stampede/checker"
+	"stampede/checker/check"
+)
+
+// compilerAdvice is the one line on getting the race detector, which needs
+// cgo and a C compiler.
+const compilerAdvice = "The race detector needs cgo and a C compiler. " +
+	"Linux: install gcc (sudo apt install gcc, or your distribution's gcc). " +
+	"macOS: xcode-select --install. " +
+	"Windows: put MinGW-w64's gcc on your PATH (from winlibs.com or MSYS2). " +
+	"Then turn cgo on: go env -w CGO_ENABLED=1 (and no CGO_ENABLED=0 in your environment)."
+
+// noRaceAdvice is what --no-race says: it is for speed while working, and
+// it cannot pass a case.
+const noRaceAdvice = "--no-race: quicker while you work, but the race check does not run, " +
+	"so no case counts as passed; check again without --no-race for the verdict."
+
+// prepare compiles, once, everything the workers of cases will link except
+// the implementations themselves: the checker, the harness, Redis for case
+// 6, and (with race) Go's race-enabled runtime. The grader would compile
+// them anyway on its first build, but silently; here `go build -v` names
+// each package as it is compiled, so a cold start says what it is doing,
+// and a warm one (nothing printed) costs well under a second.
+//
+// With race on a machine that cannot build with the race detector,
+// prepare says so on p and returns why, and compiles without it.
+func prepare(ctx context.Context, root string, race bool, cases []check.Case, p *progress) (noRace string, err error) {
+	pkgs := []string{"./checker/worker"}
+	for _, c := range cases {
+		pkgs = append(pkgs, "./checker/"+c.Dir())
+	}
+	what := "compiling the lab with the race detector (first time only, about a minute on 2 cores)"
+	if !race {
+		what = "compiling the lab without the race detector (first time only)"
+	}
+	out, err := compileWithProgress(ctx, root, race, pkgs, what, p)
+	if err == nil || ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if race && raceUnavailable(out) {
+		noRace = "this machine cannot build with the race detector"
+		p.Line("%s. %s", noRace, compilerAdvice)
+		_, _ = compileWithProgress(ctx, root, false, pkgs,
+			"compiling the lab without the race detector (first time only)", p)
+		return noRace, ctx.Err()
+	}
+	// Anything else is the grader's to report, with the student's lines.
+	return "", ctx.Err()
+}
+
+// compileWithProgress runs go build -v on pkgs and reports on p as
+// packages are compiled. It returns what go build printed.
+func compileWithProgress(ctx context.Context, root string, race bool, pkgs []string, what string, p *progress) ([]byte, error) {
+	args := []string{"build", "-trimpath", "-v"}
+	if race {
+		args = append(args, "-race")
+	}
+	// The compiler's scratch files go in a folder of our own, removed at
+	// the end however the build ends.
+	scratch, err := os.MkdirTemp("", "stampede-setup-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+scratch)
+	// Stopped (Ctrl-C, SIGTERM), go build is asked to stop, so that it
+	// ends its compilers and removes its work folder; killed only if it
+	// does not.
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 10 * time.Second
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running go build: %w", err)
+	}
+	var all bytes.Buffer
+	start := time.Now()
+	var (
+		mu       sync.Mutex
+		compiled int
+		last     string // the package named last
+	)
+	// One package (Redis's client, with the race detector, on a busy
+	// machine) can take minutes: a ticker keeps saying that the compile
+	// goes on, every second on a terminal and every half minute in a log.
+	stop := make(chan struct{})
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		every := 30 * time.Second
+		if p.tty {
+			every = time.Second
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				mu.Lock()
+				n, pkg := compiled, last
+				mu.Unlock()
+				if n == 0 {
+					continue
+				}
+				if p.tty {
+					p.Status("  %d packages compiled (%s): %s", n, since(start), pkg)
+				} else {
+					p.Line("  still compiling: %d packages so far (%s)", n, since(start))
+				}
+			}
+		}
+	}()
+	sc := bufio.NewScanner(io.TeeReader(stderr, &all))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.ContainsAny(line, " :") {
+			continue // an error line, not a package being compiled
+		}
+		mu.Lock()
+		compiled++
+		n := compiled
+		last = line
+		mu.Unlock()
+		if n == 1 {
+			p.Line("%s", what)
+		}
+		if n%25 == 0 && !p.tty {
+			p.Line("  %d packages compiled (%s)", n, since(start))
+		}
+		p.Status("  %d packages compiled (%s): %s", n, since(start), line)
+	}
+	_, _ = io.Copy(io.Discard, stderr)
+	err = cmd.Wait()
+	close(stop)
+	<-ticked
+	if compiled > 0 {
+		p.Line("  compiled %d packages in %s", compiled, since(start))
+	}
+	return all.Bytes(), err
+}
+
+// since is the time since start, to the second.
+func since(start time.Time) string { return time.Since(start).Round(time.Second).String() }
+
+// raceUnavailable recognises go build's ways of saying it cannot build
+// with the race detector here.
+func raceUnavailable(out []byte) bool {
+	s := string(out)
+	return strings.Contains(s, "-race requires cgo") ||
+		strings.Contains(s, "C compiler") && strings.Contains(s, "not found") ||
+		strings.Contains(s, "-race is not supported")
+}
+
+// setupCmd compiles everything the lab will need, once, with progress: the
+// first hour of a class goes to the cases, not to waiting on the compiler.
+func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("setup", flag.ContinueOnError)
+	rest, err := parse(fs, args, false)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("setup takes no arguments")
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	p := newProgress(stderr)
+	noRace, err := prepare(ctx, root, true, checker.Cases(), p)
+	if err != nil {
+		return err
+	}
+	if noRace != "" {
+		yellow.Fprintf(stdout, "Set up without the race detector (%s). You can work on every case, but checks here cannot pass one.\n", noRace)
+		return errIncomplete
+	}
+	fmt.Fprintf(stdout, "The lab is compiled (%s). A check now takes a few seconds: go run ./shop check 1\n", since(start))
+	return nil
+}
