@@ -599,6 +599,12 @@ func play(h *harness.H, newShop shelves.New, p Profile, sc Scene, story bool) re
 func (w *world) drive(crowd *harness.Crowd[[]string]) result {
 	for {
 		if err := w.h.Quiet(w.allStarted); err != nil {
+			// The process did not come to rest within the hang bound:
+			// that is the harness's "stuck", said as every check says it.
+			var st *harness.Stuck
+			if errors.As(err, &st) {
+				return result{stuck: st}
+			}
 			return stuckResult(err, crowd)
 		}
 		w.atRest()
