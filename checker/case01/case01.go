@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
@@ -34,6 +35,7 @@ var Case = check.Case{
 			Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Read Top as fifty goroutines would, all at once. Which line do they all pass before any of them reaches the database?",
@@ -60,6 +62,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
 			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return shelves.Busy(h, mk) },
+			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case1) },
 		},
 	}
 }
@@ -70,8 +73,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs := flag.NewFlagSet("run 1", flag.ContinueOnError)
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors arrive at 09:00")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case1, *seed, *lanes)
 	}
 	if err := harness.Positive("visitors", *visitors); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
@@ -38,6 +39,7 @@ var Case = check.Case{
 			Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a table of locks read and written without a guard of its own, also on the error path"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run `go run ./shop run 2` and compare the new-releases visitors' wait with the time of their own query. What are they waiting for in the extra time?",
@@ -65,6 +67,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
 			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
+			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case2) },
 		},
 	}
 }
@@ -78,8 +81,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors want the bestsellers at 09:00")
 	late := fs.Int("new", 10, "how many visitors want the new releases, once the bestseller query has begun")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case2, *seed, *lanes)
 	}
 	if err := errors.Join(harness.Positive("visitors", *visitors), harness.Positive("new", *late)); err != nil {
 		return err

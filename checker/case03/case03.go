@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
@@ -37,6 +38,7 @@ var Case = check.Case{
 			Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a look at the cache map without holding its lock, also on the error path"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run `go run ./shop run 3`: count the queries, and see when each one begins. What does a visitor do right after it gets the shelf's lock?",
@@ -64,6 +66,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
 			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
+			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case3) },
 		},
 	}
 }
@@ -79,8 +82,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs := flag.NewFlagSet("run 3", flag.ContinueOnError)
 	visitors := fs.Int("visitors", DefaultVisitors, "how many visitors arrive at 09:00")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case3, *seed, *lanes)
 	}
 	if err := harness.Positive("visitors", *visitors); err != nil {
 		return err

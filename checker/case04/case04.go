@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -39,6 +40,7 @@ var Case = check.Case{
 		nestedInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run it and read the race report: which two lines does it name, and which goroutines run them?",
@@ -68,6 +70,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":        func(h *harness.H) check.Verdict { return Readers(h, mk) },
 			"rlock-once":  func(h *harness.H) check.Verdict { return NestedRLock(h, mk) },
+			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case4) },
 		},
 	}
 }
@@ -79,8 +82,13 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs := flag.NewFlagSet("run 4", flag.ContinueOnError)
 	fs.SetOutput(w)
 	visitors := fs.Int("visitors", 40, "how many visitors browse the bestseller list")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	lanes := fs.Bool("timeline", false, "with --seed, show every event of the scene")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case4, *seed, *lanes)
 	}
 	db := catalog.New()
 	shop := newShop(db)

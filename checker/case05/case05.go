@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -40,6 +41,7 @@ var Case = check.Case{
 			Catches: "carried over from case 2: a lock held across the query that several shelves share, such as one query at a time for the whole shop"},
 		{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
 			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"},
+		explore.Info,
 	},
 	Hints: []string{
 		"Run it and follow the first visitor: it gets the error and returns. Which line does it skip on its way out, and who was waiting for that line?",
@@ -72,6 +74,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 			"two-shelves":      func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
 			"apart":            func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
 			"race":             func(h *harness.H) check.Verdict { return Race(h, mk) },
+			"explore":          func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case5) },
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"stampede/checker/explore"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
 	"stampede/shop/catalog"
@@ -35,8 +36,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	fs.SetOutput(w)
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors arrive at once")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return explore.Story(ctx, w, newShop, explore.Case5, *seed, *lanes)
 	}
 
 	fmt.Fprintf(w, "At 09:00 the cached bestseller list has expired and %d visitors arrive at once.\n", *visitors)

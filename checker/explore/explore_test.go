@@ -1,0 +1,110 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+)
+
+func TestDrawIsTheSameForTheSameSeed(t *testing.T) {
+	for seed := uint64(1); seed < 50; seed++ {
+		assert.Equal(t, Draw(seed, Case5), Draw(seed, Case5))
+	}
+	a, b := Draw(1, Case5), Draw(2, Case5)
+	assert.NotEqual(t, a.String(), b.String())
+}
+
+func TestScenesOfTheSunnyCasesHaveNoFailuresAndNoLeaving(t *testing.T) {
+	for seed := uint64(1); seed < 500; seed++ {
+		sc := Draw(seed, Case1)
+		for _, v := range sc.Visitors {
+			assert.Zero(t, v.Leave)
+		}
+		for _, ps := range sc.Plans {
+			for _, p := range ps {
+				assert.Equal(t, Works, p.Fault)
+			}
+		}
+	}
+}
+
+func TestAVisitorsContextEndsAsItWasToldAndPassesItOn(t *testing.T) {
+	far := time.Now().Add(time.Hour)
+	c := newVisitCtx(3, true, far)
+	child, cancel := context.WithCancel(context.WithoutCancel(c))
+	defer cancel()
+	derived, stop := context.WithCancel(c)
+	defer stop()
+	assert.Equal(t, 3, visitorOf(child), "values survive WithoutCancel")
+	dl, ok := c.Deadline()
+	assert.True(t, ok)
+	assert.Equal(t, far, dl)
+	assert.NoError(t, c.Err())
+
+	c.end()
+	<-derived.Done()
+	assert.ErrorIs(t, c.Err(), context.DeadlineExceeded)
+	assert.ErrorIs(t, derived.Err(), context.DeadlineExceeded, "a derived context ends with the visitor's own reason")
+	assert.NoError(t, child.Err(), "WithoutCancel cuts the cancellation")
+
+	plain := newVisitCtx(0, false, far)
+	plain.end()
+	assert.ErrorIs(t, plain.Err(), context.Canceled)
+}
+
+// refetch is a shop with single-flight and no cache: every burst queries
+// once, and the next visitor queries again.
+type refetch struct {
+	db *catalog.DB
+}
+
+func (r refetch) Top(ctx context.Context, shelf string) ([]string, error) {
+	return r.db.Top(ctx, shelf)
+}
+
+// keep is a shop that serves the first list it ever got, whatever the
+// shelf: visitors of a second shelf get the wrong list.
+type keep struct {
+	db    *catalog.DB
+	first chan []string
+}
+
+func (k *keep) Top(ctx context.Context, shelf string) ([]string, error) {
+	select {
+	case b := <-k.first:
+		k.first <- b
+		return b, nil
+	default:
+	}
+	b, err := k.db.Top(ctx, shelf)
+	if err != nil {
+		return nil, errors.New("no")
+	}
+	k.first <- b
+	return b, nil
+}
+
+func TestAFailingSceneIsShrunkAndNamesItsSeed(t *testing.T) {
+	h := harness.New(context.Background(), check.Module+"/checker/explore", time.Second)
+	v := Run(h, func(db *catalog.DB) shelves.Shop { return refetch{db} }, Case1, 77, 50)
+	require.False(t, v.Pass)
+	assert.Contains(t, v.Figure, "seed 7")
+	assert.Contains(t, v.Message, "--seed")
+	// The smallest scene that queries twice: one visitor after another,
+	// or two at once.
+	assert.Regexp(t, `shrunk from \d+ visitors: [12] visitors? `, v.Message)
+
+	v = Run(h, func(db *catalog.DB) shelves.Shop { return &keep{db: db, first: make(chan []string, 1)} }, Case3, 1, 50)
+	require.False(t, v.Pass)
+	assert.True(t, strings.Contains(v.Message, "not the database's list") || strings.Contains(v.Message, "queries"), v.Message)
+}
