@@ -86,6 +86,7 @@ type query struct {
 // read is one reader's visit.
 type read struct {
 	shop          int
+	shelf         string
 	arrived, left time.Time
 	returned      bool
 	err           error
@@ -324,7 +325,7 @@ const fallback = 2 * time.Millisecond
 func (w *world) arrive(ev event) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.reads = append(w.reads, read{shop: ev.shop, arrived: w.clk.Now()})
+	w.reads = append(w.reads, read{shop: ev.shop, shelf: ev.shelf, arrived: w.clk.Now()})
 	return len(w.reads) - 1
 }
 
