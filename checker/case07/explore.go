@@ -43,11 +43,11 @@ import (
 // The explorer's numbers.
 const (
 	exploreScenes  = 12
-	exploreWindows = 3    // time-to-live windows after the first fill, per shelf
-	exploreBeta    = 2.0  // XFetch's beta in every scene
-	exploreRho     = 25   // reads per delta in the dense zone
-	denseLeads     = 12   // the dense zone: the last denseLeads deltas before expiry
-	sparseStep     = 2    // deltas between reads elsewhere
+	exploreWindows = 3   // time-to-live windows after the first fill, per shelf
+	exploreBeta    = 2.0 // XFetch's beta in every scene
+	exploreRho     = 25  // reads per delta in the dense zone
+	denseLeads     = 12  // the dense zone: the last denseLeads deltas before expiry
+	sparseStep     = 2   // deltas between reads elsewhere
 	missTail       = 1e-12
 	earlyTail      = 1e-12
 	maxBurst       = 8 // readers in a burst
@@ -88,7 +88,7 @@ func drawScene(seed uint64) xscene {
 	if r.IntN(2) == 0 {
 		sc.Shelves = append(sc.Shelves, []string{catalog.NewReleases, catalog.StaffPicks}[r.IntN(2)])
 		// Filled later: the first shelf may be cached already, or about to expire.
-		sc.Offset = time.Duration(r.IntN(int(sc.TTL / cost))) * cost
+		sc.Offset = time.Duration(r.IntN(int(sc.TTL/cost))) * cost
 	}
 	return sc
 }
