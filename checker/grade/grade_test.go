@@ -209,6 +209,32 @@ func TestRepeatFoldsRuns(t *testing.T) {
 	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
 }
 
+// After a check hangs, the runs not yet started are skipped. They are no
+// evidence of a bug that shows only sometimes, so they never make a check
+// FLAKY; they leave it unproven, a FAIL that says it was not run.
+func TestRunsNotStartedAreNoEvidence(t *testing.T) {
+	t.Parallel()
+	in := check.Info{ID: "x", Name: "x"}
+	pass := Run{Verdict: check.Passed("ran 1")}
+	fail := Run{Verdict: check.Failed("ran 2", "twice")}
+	skipped := Run{NotRun: "not run: another check hung"}
+
+	got := fold(in, []Run{pass, skipped, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "passed 1 of 3 runs, then not run: another check hung", got.Message)
+
+	got = fold(in, []Run{skipped, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "not run: another check hung", got.Message)
+
+	got = fold(in, []Run{fail, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "ran 2", got.Figure)
+	got = fold(in, []Run{pass, fail, skipped})
+	assert.Equal(t, check.Flaky, got.Status)
+	assert.Contains(t, got.Message, "passed 1 of 2 runs")
+}
+
 func TestRaceIsNamedByItsTwoLines(t *testing.T) {
 	t.Parallel()
 	c, _ := checker.Find(1)

@@ -61,6 +61,9 @@ type Run struct {
 	HiddenRace bool
 	Stderr     string // everything the child wrote to standard error
 	Crashed    bool   // the child died or was killed before it gave a verdict
+	// NotRun says why the run was never started (another check had found
+	// code that never stops); such a run is no evidence either way.
+	NotRun string
 }
 
 // raceExit is the status the race detector exits with when it saw a race
