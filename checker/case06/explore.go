@@ -17,7 +17,7 @@ import (
 	"stampede/shop/catalog"
 )
 
-// The explorer of case 6 plays random scenes on a fleet: two to four
+// The explorer of case 6 plays random scenes on a fleet: two to five
 // instances, one or two shelves, visitors who arrive on the shops' clock in
 // bursts, waves or one by one (on one instance while another fills, on an
 // instance whose neighbour has the shelf already), reads that cost 0 to
@@ -46,7 +46,7 @@ import (
 
 // exploreScenes6 is how many scenes one run plays: each builds a fleet on
 // a fresh embedded Redis.
-const exploreScenes6 = 20
+const exploreScenes6 = 24
 
 // ExploreInfo describes the explorer's check for case 6.
 var ExploreInfo = check.Info{
@@ -80,7 +80,7 @@ func drawFleet(seed uint64) fscene {
 	r := rand.New(rand.NewPCG(seed, 0xf1ee7))
 	sc := fscene{Seed: seed, Shops: 2 + r.IntN(3), Costs: map[string][]time.Duration{}}
 	shelves := []string{catalog.Bestsellers}
-	if r.IntN(2) == 0 {
+	if r.IntN(4) != 0 {
 		shelves = append(shelves, []string{catalog.NewReleases, catalog.StaffPicks}[r.IntN(2)])
 	}
 	costs := []time.Duration{0, 50 * fms, 100 * fms, rebuild}
@@ -89,7 +89,7 @@ func drawFleet(seed uint64) fscene {
 			sc.Costs[s] = append(sc.Costs[s], costs[r.IntN(len(costs))])
 		}
 	}
-	sc.Takeover = r.IntN(3) == 0
+	sc.Takeover = r.IntN(2) == 0
 	if sc.Takeover {
 		sc.Costs[catalog.Bestsellers][0], sc.Costs[catalog.Bestsellers][1] = rebuild, rebuild
 	}
@@ -110,6 +110,30 @@ func drawFleet(seed uint64) fscene {
 			v.At = time.Duration(r.IntN(60)) * 10 * fms
 		}
 		sc.Visitors = append(sc.Visitors, v)
+	}
+	if len(shelves) > 1 && r.IntN(2) == 0 {
+		// Another shelf on the same instance, just after: while the first
+		// visitor's fill runs, or once it has landed.
+		v := sc.Visitors[0]
+		other := shelves[0]
+		if v.Shelf == other {
+			other = shelves[1]
+		}
+		sc.Visitors = append(sc.Visitors, fvisitor{Shop: v.Shop, Shelf: other, At: v.At + time.Duration(r.IntN(2))*60*fms + 10*fms})
+	}
+	if sc.Takeover {
+		// The taker: a visitor of the bestsellers on an instance of its
+		// own, 150 ms after the first holder began, 50 ms after its lock
+		// expired.
+		sc.Visitors[0].Shelf = catalog.Bestsellers
+		first := sc.Visitors[0].At
+		for _, v := range sc.Visitors {
+			if v.Shelf == catalog.Bestsellers {
+				first = min(first, v.At)
+			}
+		}
+		sc.Shops++
+		sc.Visitors = append(sc.Visitors, fvisitor{Shop: sc.Shops - 1, Shelf: catalog.Bestsellers, At: first + 150*fms})
 	}
 	return sc
 }

@@ -85,7 +85,7 @@ func drawScene(seed uint64) xscene {
 		Windows: exploreWindows,
 		Bursts:  r.IntN(4) != 0,
 	}
-	if r.IntN(2) == 0 {
+	if r.IntN(4) != 0 {
 		sc.Shelves = append(sc.Shelves, []string{catalog.NewReleases, catalog.StaffPicks}[r.IntN(2)])
 		// Filled later: the first shelf may be cached already, or about to expire.
 		sc.Offset = time.Duration(r.IntN(int(sc.TTL/cost))) * cost
@@ -360,7 +360,7 @@ func waits(sc xscene, qs []query, rs []read) string {
 			continue
 		}
 		why := "while its list was still fresh"
-		if !hs.freshAt(r.arrived) {
+		if end, ok := hs.lastEnd(r.arrived); !ok || !r.arrived.Before(end.Add(sc.TTL)) {
 			why = "on a list that had expired with no recompute landed in time"
 			if end, ok := hs.lastEnd(r.arrived); ok {
 				why += fmt.Sprintf(" (stored at %s, expired at %s)", clockAt(end), clockAt(end.Add(sc.TTL)))

@@ -337,7 +337,7 @@ func (w *world) answer(i int, shelf string, books []string, err error) {
 	r := &w.reads[i]
 	r.left, r.returned, r.err = now, true, err
 	if err == nil && !slices.Equal(books, w.want[shelf]) {
-		r.wrong = slices.Clone(books)
+		r.wrong = append([]string{}, books...) // not nil, even for a nil list
 	}
 }
 

@@ -1,13 +1,13 @@
 package library
 
 var _ = register(6,
-	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget"}},
-	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl"}},
-	entry{dir: "wrong/setthenexpire", fails: []string{"ttl"}},
-	entry{dir: "wrong/plaindel", fails: []string{"holder-only"}},
+	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget", "explore"}},
+	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore"}},
+	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore"}},
+	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "explore"}},
 	entry{dir: "wrong/getthendel", fails: []string{"holder-only"}},
-	entry{dir: "wrong/sametoken", fails: []string{"holder-only"}},
-	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget"}},
+	entry{dir: "wrong/sametoken", fails: []string{"holder-only", "explore"}},
+	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "explore"}},
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
@@ -19,20 +19,28 @@ var _ = register(6,
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
-	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget"}},
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "explore"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "budget", "explore"}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
 	// A dead holder's lock kept alive (hole 2).
 	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
 	entry{dir: "wrong/watchdog", fails: []string{"lock-expires"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
-	entry{dir: "wrong/rpushexpire", fails: []string{"ttl"}},
-	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl"}},
+	entry{dir: "wrong/rpushexpire", fails: []string{"ttl", "explore"}},
+	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl", "explore"}},
 	// Right designs the checks used to fail (hole 5).
 	entry{dir: "right/fencing"},
 	entry{dir: "right/pubsub"},
 	entry{dir: "right/setnxget"},
 	entry{dir: "right/watchmulti"},
 	entry{dir: "right/redsync"},
+	// Issue 12: the explorer. A wrong answer fails explore when one of its
+	// scenes stages its bug; the rates below are of the 24 scenes of a run
+	// (measured on 40 scenes each), so a run misses with a chance of 2e-6
+	// at most. Takeovers (plaindel, sametoken) come in half the scenes.
+	// Only the explorer asks for two shelves on one fleet:
+	entry{dir: "wrong/explore-onekey", fails: []string{"explore"}},    // 24 scenes of 40
+	entry{dir: "wrong/explore-flightkey", fails: []string{"explore"}}, // 17 of 40
+	entry{dir: "wrong/explore-onecopy", fails: []string{"explore"}},   // 19 of 40
 )
