@@ -35,10 +35,10 @@ import (
 // time has a chance below missTail per window (3), and G is set so that a
 // recompute that early has a chance below earlyTail per window (4). Both
 // bounds count either dating of expiry (from a query's end, or from its
-// start, a list that lives one delta less). A run plays at most
-// exploreScenes scenes of at most 2 shelves x exploreWindows windows, so
-// a correct answer fails the check with a chance below
-// 2 * 20 * 2 * 4 * 1e-12, about 3e-10.
+// start, a list that lives one delta less). A run plays exploreScenes
+// scenes of at most 2 shelves x (exploreWindows+1) windows, two bounds a
+// window, so a correct answer fails the check with a chance below
+// 12 * 2 * 4 * 2 * 1e-12, about 2e-10.
 
 // The explorer's numbers.
 const (
