@@ -122,7 +122,7 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 					runs[j.i][j.k] = Run{NotRun: "not run: another check found code that never stops running (see above)"}
 					continue
 				}
-				runs[j.i][j.k] = w.Check(ctx, checks[j.i].ID, opts)
+				runs[j.i][j.k] = w.run(ctx, checks[j.i], opts)
 				if runs[j.i][j.k].Verdict.Hung {
 					hung.Store(true)
 				}
