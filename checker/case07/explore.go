@@ -179,9 +179,10 @@ func (t *xtraffic) expiry(s string, at time.Time) (time.Time, bool) {
 	return last.Add(t.sc.TTL), ok
 }
 
-// burstsNow adds bursts at the ends of recomputes begun since the last
-// look, and now and then at an expiry or at random.
-func (t *xtraffic) burstsNow(now time.Time) {
+// burstsNow adds bursts for the recomputes begun since the last look: at
+// the instant one lands, at the instant its list expires, or in the dense
+// zone before that, each now and then.
+func (t *xtraffic) burstsNow() {
 	if !t.sc.Bursts {
 		return
 	}
@@ -201,7 +202,6 @@ func (t *xtraffic) burstsNow(now time.Time) {
 			t.burst(q.end.Add(t.sc.TTL-lead), q.shelf) // in the dense zone
 		}
 	}
-	_ = now
 }
 
 func (t *xtraffic) burst(at time.Time, shelf string) {
@@ -219,7 +219,7 @@ func (t *xtraffic) burst(at time.Time, shelf string) {
 // event returns the next read, or false when the scene is over.
 func (t *xtraffic) event(int) (event, bool) {
 	now := t.w.clk.Now()
-	t.burstsNow(now)
+	t.burstsNow()
 	best := -1
 	for i := range t.sc.Shelves {
 		if t.next[i].After(t.ends[i]) {
