@@ -195,6 +195,8 @@ type fworld struct {
 	mu     sync.Mutex
 	reads  []*fread
 	staged map[string]int // shelf -> takeovers staged
+	// stagedAt are the moments of the takeovers, on the shops' clock.
+	stagedAt []time.Duration
 	lines  []string
 	bad    string
 }
@@ -257,6 +259,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 		for s := range w.sc.Costs {
 			w.staged[s]++
 		}
+		w.stagedAt = append(w.stagedAt, w.f.clock.Now().Sub(nine))
 		for _, o := range w.reads {
 			if o.end == 0 {
 				o.expired = true
@@ -272,7 +275,11 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 	now := w.values(ctx, shelf)
 	w.mu.Lock()
 	rd.end = w.f.clock.Now().Sub(nine)
-	expired := rd.expired // a takeover staged while it ran excuses its lock's change
+	// A takeover staged while it ran excuses its lock's change. One staged
+	// at the very instant it began does too: within an instant the order
+	// of the holder's lock, the expiry and the read's start is the
+	// scheduler's.
+	expired := rd.expired || slices.ContainsFunc(w.stagedAt, func(at time.Duration) bool { return at >= rd.start })
 	w.mu.Unlock()
 	if !expired {
 		for key, was := range rd.locks {
