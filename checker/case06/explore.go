@@ -197,8 +197,8 @@ type fworld struct {
 	staged map[string]int // shelf -> takeovers staged
 	// stagedAt are the moments of the takeovers, on the shops' clock.
 	stagedAt []time.Duration
-	lines  []string
-	bad    string
+	lines    []string
+	bad      string
 }
 
 func (w *fworld) logf(format string, args ...any) {
