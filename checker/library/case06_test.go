@@ -24,7 +24,9 @@ var _ = register(6,
 	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "explore"}},
 	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore"}},
 	// A holder stopped between its own commands (hole 2).
-	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
+	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}, maybe: map[string]string{
+		"explore": "caught when a visitor of another instance misses the shelf between the early release and the write (1 run in 3 seen)",
+	}},
 	// A dead holder's lock kept alive (hole 2).
 	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
 	entry{dir: "wrong/watchdog", fails: []string{"lock-expires"}},
