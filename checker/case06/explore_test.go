@@ -24,7 +24,10 @@ import (
 	solution "stampede/solutions/case06"
 )
 
-var fleetScenes = flag.Int("scenes", 40, "how many explorer scenes each right answer of case 6 must pass in a row")
+var (
+	fleetScenes = flag.Int("scenes", 40, "how many explorer scenes each right answer of case 6 must pass in a row")
+	fleetSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
+)
 
 func mkShop[S shelves.Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return f(db, rdb, clk) }
@@ -53,7 +56,7 @@ func TestExploreRightFleets(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := exploreFleet(h, r.mk, 1, *fleetScenes)
+			v := exploreFleet(h, r.mk, *fleetSeed, *fleetScenes)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})

@@ -45,7 +45,10 @@ func TestExploreScenesOfTheSolution(t *testing.T) {
 	t.Logf("shipped: %s: %s", v.Figure, v.Message)
 }
 
-var rightScenes = flag.Int("scenes", 30, "how many explorer scenes each right answer of case 7 must pass in a row")
+var (
+	rightScenes = flag.Int("scenes", 30, "how many explorer scenes each right answer of case 7 must pass in a row")
+	rightSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
+)
 
 // TestExploreRightAnswers plays -scenes scenes (run it with -scenes 1000
 // for the proof) on the solution and every known-right entry: none may
@@ -77,7 +80,7 @@ func TestExploreRightAnswers(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			began := time.Now()
-			v := exploreRun(newH(), mk, 1, *rightScenes)
+			v := exploreRun(newH(), mk, *rightSeed, *rightScenes)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
