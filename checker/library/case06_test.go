@@ -21,7 +21,9 @@ var _ = register(6,
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
-	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "explore"}},
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}, maybe: map[string]string{
+		"explore": "caught in 20 scenes of 40: a run of 16 misses it once in 65,000",
+	}},
 	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore"}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}, maybe: map[string]string{
@@ -40,11 +42,12 @@ var _ = register(6,
 	entry{dir: "right/watchmulti"},
 	entry{dir: "right/redsync"},
 	// Issue 12: the explorer. A wrong answer fails explore when one of its
-	// scenes stages its bug; the rates below are of the 24 scenes of a run
-	// (measured on 40 scenes each), so a run misses with a chance of 2e-6
-	// at most. Takeovers (plaindel, sametoken) come in half the scenes.
-	// Only the explorer asks for two shelves on one fleet:
-	entry{dir: "wrong/explore-onekey", fails: []string{"explore"}},    // 24 scenes of 40
-	entry{dir: "wrong/explore-flightkey", fails: []string{"explore"}}, // 17 of 40
-	entry{dir: "wrong/explore-onecopy", fails: []string{"explore"}},   // 19 of 40
+	// scenes stages its bug. Of 40 scenes, 24 catch each of the entries
+	// below, plaindel and sametoken (a takeover comes in half the scenes),
+	// 26 the shipped code, 27 losersquery, 30 shortlock: a run of 16
+	// scenes misses them with a chance below 5e-7. Only the explorer asks
+	// for two shelves on one fleet:
+	entry{dir: "wrong/explore-onekey", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-flightkey", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-onecopy", fails: []string{"explore"}},
 )
