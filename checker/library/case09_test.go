@@ -1,0 +1,28 @@
+package library
+
+var _ = register(9,
+	entry{dir: "shipped", fails: []string{"no-wait", "failed-rebuild"}},
+	// The grace window, and who waits in it.
+	entry{dir: "wrong/inline", fails: []string{"no-wait"}},
+	// One rebuild per expiry for the fleet.
+	entry{dir: "wrong/everyreader", fails: []string{"one-rebuild"}},
+	entry{dir: "wrong/perinstance", fails: []string{"one-rebuild"}},
+	entry{dir: "wrong/wallclock", fails: []string{"one-rebuild", "bounded", "detached"}},
+	// The two expiries, and the delete that is neither.
+	entry{dir: "wrong/memorycopy", fails: []string{"bounded", "delete", "failed-rebuild"}},
+	entry{dir: "wrong/noexpiry", fails: []string{"bounded", "failed-rebuild", "ttl"}},
+	entry{dir: "wrong/gracekey", fails: []string{"delete"}},
+	entry{dir: "wrong/markstale", fails: []string{"delete"}},
+	// The rebuild in the background: its context and its failures.
+	entry{dir: "wrong/requestctx", fails: []string{"detached"}},
+	entry{dir: "wrong/dropstale", fails: []string{"failed-rebuild"}},
+	entry{dir: "wrong/cachefailure", fails: []string{"failed-rebuild"}},
+	// Case 6's lock, still needed on a cold miss.
+	entry{dir: "wrong/plaindel", fails: []string{"holder-only"}},
+	entry{dir: "wrong/nobound", fails: []string{"budget", "failed-rebuild"}},
+	entry{dir: "wrong/setthenexpire", fails: []string{"ttl"}},
+	entry{dir: "wrong/racyflag", fails: []string{"race"}},
+	entry{dir: "right/refresher"},
+	entry{dir: "right/early"},
+	entry{dir: "right/localflight"},
+)
