@@ -93,7 +93,7 @@ func OneRebuild(h *harness.H, newShop NewShop) check.Verdict {
 	if v := sc.fill(); !v.Pass {
 		return v
 	}
-	const per, expiries = 25, 3
+	const per, expiries = 10, 3
 	var figure []string
 	for k := 1; k <= expiries; k++ {
 		base := sc.Reads()
