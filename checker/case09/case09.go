@@ -91,12 +91,19 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 	}
 	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			h := harness.New(ctx, pkgOf[S](), harness.DefaultBound)
+			// The story settles its fleet some four hundred times: on a
+			// loaded machine one of them can take longer than a check's
+			// hang bound, and a story that stops there tells nothing.
+			h := harness.New(ctx, pkgOf[S](), storyBound)
 			return Scenario(h, w, args, mk)
 		},
 		Checks: checks,
 	}
 }
+
+// storyBound is how long the story waits for its fleet to settle, once,
+// before it calls the code stuck.
+const storyBound = 4 * harness.DefaultBound
 
 // pkgOf returns the import path of the package that defines S (or what S
 // points to), where its goroutines' stacks show the student's lines.
