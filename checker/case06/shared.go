@@ -113,3 +113,45 @@ func WaitVerdict(err error, who string) check.Verdict { return waitVerdict(err, 
 
 // WorldVerdict fails a check that could not talk to Redis.
 func WorldVerdict(err error) check.Verdict { return worldVerdict(err) }
+
+// StillTime holds Redis's time still on a real server until stop is called:
+// every few milliseconds it gives each key the time to live it had when
+// first seen, if it has less. A scene calls it while the shops' clock
+// stands still and a rebuild is held, so that a lock does not age in real
+// time while the checker settles a crowd on a loaded machine. Stop it
+// before the clock moves. On the embedded server, whose time moves only
+// with the clock, it does nothing.
+func (f *fleet) StillTime() (stop func()) {
+	if f.world.embedded() {
+		return func() {}
+	}
+	ctx := context.WithoutCancel(f.h.Context())
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		first := map[string]time.Duration{}
+		for {
+			if keys, err := f.world.Keys(ctx); err == nil {
+				for _, k := range keys {
+					was, seen := first[k.name]
+					switch {
+					case k.forever:
+					case !seen:
+						first[k.name] = k.ttl
+					case k.ttl < was:
+						_ = f.world.admin.PExpire(ctx, f.world.ns+k.name, was).Err()
+					}
+				}
+			}
+			select {
+			case <-quit:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}

@@ -48,8 +48,8 @@ var Case = check.Case{
 			Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"},
 		{ID: "budget", Name: "a reader who finds nothing waits within a budget, then gets a typed \"try again\" error",
 			Catches: "a poll with no bound on a cold miss"},
-		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
-			Catches: "a lock or a value with no expiry, and a key given its expiry in a second command"},
+		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
+			Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
 	},
@@ -86,7 +86,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"failed-rebuild": func(h *harness.H) check.Verdict { return FailedRebuild(h, mk) },
 		"holder-only":    func(h *harness.H) check.Verdict { return case06.HolderOnly(h, lock) },
 		"budget":         func(h *harness.H) check.Verdict { return case06.BudgetError(h, lock) },
-		"ttl":            func(h *harness.H) check.Verdict { return case06.EveryKeyExpires(h, lock) },
+		"ttl":            func(h *harness.H) check.Verdict { return EveryKeyExpires(h, mk, lock) },
 		"race":           func(h *harness.H) check.Verdict { return Busy(h, mk) },
 	}
 	return harness.Bound{
