@@ -139,7 +139,7 @@ func (f *fleet) StillTime() (stop func()) {
 					case !seen:
 						first[k.name] = k.ttl
 					case k.ttl < was:
-						_ = f.world.admin.PExpire(ctx, f.world.ns+k.name, was).Err()
+						_ = f.world.pexpire(ctx, k.name, was)
 					}
 				}
 			}
