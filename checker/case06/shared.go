@@ -155,3 +155,9 @@ func (f *fleet) StillTime() (stop func()) {
 		<-done
 	}
 }
+
+// Values returns the value of every key of the world, by the name the
+// shops gave it (keys that are not strings by their type).
+func (f *fleet) Values(ctx context.Context) (map[string]string, error) {
+	return f.world.snapshot(ctx)
+}

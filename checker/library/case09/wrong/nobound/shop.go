@@ -2,7 +2,8 @@
 // nothing polls for the holder's fill for as long as it takes. If the
 // holder hangs, or fails and no one rebuilds, the reader waits for ever.
 //
-// Verdict: fails "budget" and "failed-rebuild".
+// Verdict: fails "budget"; "failed-rebuild" when the schedule leaves an
+// instance polling after the one rebuild failed.
 package nobound
 
 import (
