@@ -334,8 +334,15 @@ type gates struct {
 	off atomic.Bool // set while the scene prepares: nothing is held or counted
 	mu  sync.Mutex
 	n   int
-	nth map[int]*harness.Gate // holds the n-th call (from 1)
-	all []*harness.Gate
+	nth   map[int]*harness.Gate // holds the n-th call (from 1)
+	every *harness.Gate         // when set, holds every call
+	all   []*harness.Gate
+}
+
+// holdEvery holds every call at one gate.
+func holdEvery() *gates {
+	g := harness.NewGate()
+	return &gates{nth: map[int]*harness.Gate{}, every: g, all: []*harness.Gate{g}}
 }
 
 // holdCalls holds the calls numbered n (from 1), each at its own gate, and lets
@@ -367,6 +374,9 @@ func (g *gates) hook(ctx context.Context, _ string) error {
 	g.mu.Lock()
 	g.n++
 	gate := g.nth[g.n]
+	if g.every != nil {
+		gate = g.every
+	}
 	g.mu.Unlock()
 	if gate == nil {
 		return nil

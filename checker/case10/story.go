@@ -195,7 +195,14 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 			if c.noScript || len(c.keys) == 0 {
 				return
 			}
-			note(who, shorten(strings.ToUpper(c.name)+" "+strings.Join(c.args, " "))+" -> "+shorten(c.reply))
+			args := slices.Clone(c.args)
+			switch {
+			case scripted[c.name] && strings.HasPrefix(c.name, "evalsha") && len(args[0]) > 8:
+				args[0] = args[0][:8]
+			case scripted[c.name]:
+				args[0] = "<script>"
+			}
+			note(who, shorten(strings.ToUpper(c.name)+" "+strings.Join(args, " "))+" -> "+shorten(c.reply))
 		}}
 		return newShop(db, wd.client(t), clk)
 	}
