@@ -331,9 +331,9 @@ func (s *scene) Fresh() (harness.Outcome[int], error) {
 // gates hold the database's row reads or writes, by their order, until the
 // checker opens them.
 type gates struct {
-	off atomic.Bool // set while the scene prepares: nothing is held or counted
-	mu  sync.Mutex
-	n   int
+	off   atomic.Bool // set while the scene prepares: nothing is held or counted
+	mu    sync.Mutex
+	n     int
 	nth   map[int]*harness.Gate // holds the n-th call (from 1)
 	every *harness.Gate         // when set, holds every call
 	all   []*harness.Gate

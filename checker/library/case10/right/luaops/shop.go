@@ -63,7 +63,9 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 	return &Shop{db: db, rdb: rdb, clock: clk, ttl: 20 * time.Second, lease: 5 * time.Second}
 }
 
-func (s *Shop) keys(book string) []string { return []string{"cache:" + book, "cache:" + book + ":lease"} }
+func (s *Shop) keys(book string) []string {
+	return []string{"cache:" + book, "cache:" + book + ":lease"}
+}
 
 // Price returns a book's price in cents.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
