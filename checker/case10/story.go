@@ -58,8 +58,9 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) 
 			"The delete at .003 found nothing to delete: the old price was still on its way in the read's reply. This is the stale set."},
 	}
 	fmt.Fprintf(w, "At 09:00:00.000 the price of %q changes from %s to %s: the write's\n", book, cents(oldPrice), cents(newPrice))
-	fmt.Fprintf(w, "transaction takes %v. A read of the price comes at the same moment; its query takes %v.\n", storyTxn, storyQuery)
-	fmt.Fprintf(w, "A price lives %v in Redis.", storyTTL)
+	fmt.Fprintf(w, "transaction takes %d ms. A read of the price comes at the same moment; its query takes %d ms.\n",
+		storyTxn.Milliseconds(), storyQuery.Milliseconds())
+	fmt.Fprintf(w, "A price lives %.0f s in Redis.", storyTTL.Seconds())
 	if *url == "" {
 		fmt.Fprintf(w, " Redis: embedded miniredis (--redis redis://HOST:PORT/DB, or %s, for a real server).", URLVar)
 	}
@@ -173,7 +174,7 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 			row, _ := db.Peek(b)
 			msg := fmt.Sprintf("reads the row: %s, version %d", cents(row.Price), row.Version)
 			if row.Price == oldPrice && clk.Now().Before(nine.Add(storyTxn)) {
-				msg += " (not yet committed: the old price)"
+				msg += " (the write has not committed yet)"
 			}
 			note("read", msg)
 			return nil
