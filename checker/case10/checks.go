@@ -183,7 +183,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return waitVerdict(err, "shop-1's visitor was"), false
 	}
 	if !stop.Reached() {
-		return check.Passed(fmt.Sprintf("a write committed before each of the reader's %d commands after its query", k-1)), false
+		return check.Passed(fmt.Sprintf("a write committed before each command the reader sent after its query: %s", count(k-1, "scene"))), false
 	}
 	present, err := s.world.Keys(h.Context())
 	if err != nil {
@@ -271,10 +271,10 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 	held := s.Cached()
 	v := s.served("a slow filler after its lease expired and another took over", func(got int) string {
 		return fmt.Sprintf("shop-1's visitor read the row (%s, version %d) and stalled past its lease; a write committed "+
-			"%s, and shop-3's visitor took a new lease and read it%s. Then shop-1 filled with what it had read, and it was "+
+			"%s, and shop-3's visitor came for the price%s. Then shop-1 filled with what it had read, and it was "+
 			"stored: a visitor after that got %s. A fill must carry its own lease's token, different for every lease, and "+
 			"be refused when the lease holds another (the slow leader's CONFLICT): then it reads again. Redis held: %s",
-			cents(old.Price), old.Version, cents(newPrice), map[bool]string{true: " (held while shop-1 went on)", false: ""}[heldR2], cents(got), held)
+			cents(old.Price), old.Version, cents(newPrice), map[bool]string{true: ", read the new row and was held there while shop-1 went on", false: " and got it"}[heldR2], cents(got), held)
 	})
 	if !v.Pass {
 		return v
@@ -394,6 +394,10 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Drive(warm.Done, patience); err != nil {
 		return waitVerdict(err, "the first visitor, with Redis empty, was")
 	}
+	warmKeys, err := s.world.Keys(h.Context())
+	if err != nil {
+		return worldVerdict(err)
+	}
 	w := s.Write(0, newPrice)
 	if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
 		return waitVerdict(err, "shop-1's write, before its commit, was")
@@ -416,7 +420,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 			"SET ... PX, or one script", u.shop+1, u.sent, u.key))
 	}
 	var longest time.Duration
-	for _, k := range keys {
+	for _, k := range append(warmKeys, keys...) {
 		if k.forever {
 			return check.Failed(k.String(), fmt.Sprintf("%s has no time to live: a key that never expires outlives "+
 				"whoever wrote it, and the time to live is the floor of correctness", k.name))
