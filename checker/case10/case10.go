@@ -43,6 +43,7 @@ var Case = check.Case{
 			Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"},
 		{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
 			Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"},
+		tokensInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
 	},
@@ -65,6 +66,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"slow-leader":         SlowLeader,
 		"lease-coalesces":     LeaseCoalesces,
 		"ttl":                 EveryKeyExpires,
+		"tokens":              Tokens,
 		"race":                Busy,
 	}
 	bound := harness.Bound{
