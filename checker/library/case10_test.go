@@ -9,7 +9,7 @@ var _ = register(10,
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"stale-set"}},
 	entry{dir: "wrong/keeplease", fails: []string{"stale-set"}},
-	entry{dir: "wrong/sametoken", fails: []string{"slow-leader"}},
+	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens"}},
 	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces"}},
 	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl"}},
 	// Versions, delays and times to live.
