@@ -40,6 +40,13 @@ type DB struct {
 	mu      sync.Mutex
 	queries map[string]int
 	busy    time.Duration
+
+	// The price table of the write-path cases (rows.go), made on first use.
+	readHook, commitHook RowHook
+	rows                 map[string]Row
+	rowReads             map[string]int
+	writes               int
+	txn                  chan struct{} // one write at a time
 }
 
 // Option configures a DB.
