@@ -427,6 +427,9 @@ func Budget(h *harness.H, newShop NewShop) check.Verdict {
 			return check.Failed("", fmt.Sprintf("the *TryAgain says to try again in %v: say when", later.RetryAfter()))
 		}
 	}
+	if gaveUp == 0 {
+		return check.Passed("no reader waited: each was inside the database")
+	}
 	return check.Passed(fmt.Sprintf("%d readers told to try again after %v", gaveUp, waited.Round(time.Millisecond)))
 }
 

@@ -97,6 +97,9 @@ func (s *scene) visit(n int, fn func(context.Context, int) (string, error)) *har
 // It fails with a *harness.Stuck error after the hang bound.
 func (s *scene) rest() error {
 	deadline := time.Now().Add(s.h.Bound())
+	// Each look stops the world to take every goroutine's stack: look less
+	// often the longer the shop takes, so as not to starve it.
+	pause := 100 * time.Microsecond
 	for {
 		if s.tap.pending.Load() == 0 && s.h.Parked() {
 			return nil
@@ -107,7 +110,8 @@ func (s *scene) rest() error {
 		if time.Now().After(deadline) {
 			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
 		}
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 5*time.Millisecond)
 	}
 }
 

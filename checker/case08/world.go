@@ -69,8 +69,8 @@ func openWorld(ctx context.Context, url string) (*world, error) {
 func (w *world) embedded() bool { return w.mr != nil }
 
 // options returns the options of a new client of this world. The pool is
-// wide and patient: a cold start sends thousands of commands at once, and
-// a reader that waits for a connection is the client's business, not the
+// wide and patient: a cold start sends hundreds of commands at once, and a
+// reader that waits for a connection is the client's business, not the
 // shop's.
 func (w *world) options() *redis.Options {
 	var o redis.Options
@@ -81,6 +81,10 @@ func (w *world) options() *redis.Options {
 	}
 	o.PoolSize = 64
 	o.PoolTimeout = time.Minute
+	// A loaded machine can hold a command up for seconds; the checks'
+	// hang bound, not the client's timeouts, decides when code is stuck.
+	o.ReadTimeout = time.Minute
+	o.WriteTimeout = time.Minute
 	o.DisableIdentity = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return &o
