@@ -61,7 +61,7 @@ commands:
       --solution         ... on the reference solution instead
       --timeline         ... and draw each visitor's wait
       --cases DIR        ... on DIR's cases/ (another clone)
-      --redis URL        case 6: ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
+      --redis URL        cases 6 and 8: ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
@@ -69,7 +69,7 @@ commands:
       --repeat K         run each check K times (default 3)
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
-      --redis URL        case 6: check on a real Redis or Valkey server
+      --redis URL        cases 6 and 8: check on a real Redis or Valkey server
       --no-race          quicker while you work, but no case counts as passed without the race check
       --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
