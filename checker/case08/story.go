@@ -63,7 +63,8 @@ func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newSh
 	}
 
 	fmt.Fprintf(w, "At deploy, the warm-up stores %d event pages in Redis, all in the same moment.\n", *n)
-	fmt.Fprintf(w, "Each page's next reader rebuilds it once its time to live ends. Redis: %s", where)
+	fmt.Fprintf(w, "Each page's next reader rebuilds it once its time to live ends.\n")
+	fmt.Fprintf(w, "Redis: %s", where)
 	if *url == "" {
 		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", URLVar)
 	}
