@@ -94,9 +94,15 @@ func (s *scene) visit(n int, fn func(context.Context, int) (string, error)) *har
 // rest waits until every goroutine but the caller's is parked: on a lock,
 // a channel, the gate, or asleep on the scene's clock. On a real server a
 // goroutine waiting for Redis's answer is not parked, and is waited for.
-// It fails with a *harness.Stuck error after the hang bound.
+// It fails with a *harness.Stuck error when the shop has neither come to
+// rest nor had a Redis command answered for the hang bound (a warm-up of
+// 2,000 round trips to a real server on a loaded machine takes longer than
+// that, and is moving all the while), or after twelve times the bound in
+// all.
 func (s *scene) rest() error {
-	deadline := time.Now().Add(s.h.Bound())
+	now := time.Now()
+	deadline, last := now.Add(s.h.Bound()), now.Add(12*s.h.Bound())
+	seen := s.tap.answered.Load()
 	// Each look stops the world to take every goroutine's stack: look less
 	// often the longer the shop takes, so as not to starve it.
 	pause := 100 * time.Microsecond
@@ -107,7 +113,11 @@ func (s *scene) rest() error {
 		if err := s.h.Context().Err(); err != nil {
 			return err
 		}
-		if time.Now().After(deadline) {
+		now := time.Now()
+		if n := s.tap.answered.Load(); n != seen {
+			seen, deadline = n, now.Add(s.h.Bound())
+		}
+		if now.After(deadline) || now.After(last) {
 			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
 		}
 		time.Sleep(pause)

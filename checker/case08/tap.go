@@ -31,6 +31,9 @@ type tap struct {
 	// driver waits for them, since a goroutine waiting for a real
 	// server's answer looks parked to the scheduler.
 	pending atomic.Int64
+	// answered counts commands answered: progress, for a scene that waits
+	// for the shop to come to rest.
+	answered atomic.Int64
 }
 
 // span is when a command was sent and when its answer came back, on the
@@ -61,6 +64,7 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		t.pending.Add(1)
 		defer t.pending.Add(-1)
+		defer t.answered.Add(1)
 		sent := time.Now()
 		err = next(ctx, cmd)
 		t.note(keys, sent)
@@ -84,6 +88,7 @@ func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 		}
 		t.pending.Add(1)
 		defer t.pending.Add(-1)
+		defer t.answered.Add(1)
 		sent := time.Now()
 		err := next(ctx, cmds)
 		t.note(keys, sent)
