@@ -16,6 +16,7 @@ import (
 
 	"stampede/checker"
 	"stampede/checker/check"
+	"stampede/checker/stack"
 )
 
 // fixture is a piece of hostile student code in testdata/case01.
@@ -209,6 +210,32 @@ func TestRepeatFoldsRuns(t *testing.T) {
 	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
 }
 
+// After a check hangs, the runs not yet started are skipped. They are no
+// evidence of a bug that shows only sometimes, so they never make a check
+// FLAKY; they leave it unproven, a FAIL that says it was not run.
+func TestRunsNotStartedAreNoEvidence(t *testing.T) {
+	t.Parallel()
+	in := check.Info{ID: "x", Name: "x"}
+	pass := Run{Verdict: check.Passed("ran 1")}
+	fail := Run{Verdict: check.Failed("ran 2", "twice")}
+	skipped := Run{NotRun: "not run: another check hung"}
+
+	got := fold(in, []Run{pass, skipped, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "passed 1 of 3 runs, then not run: another check hung", got.Message)
+
+	got = fold(in, []Run{skipped, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "not run: another check hung", got.Message)
+
+	got = fold(in, []Run{fail, skipped})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "ran 2", got.Figure)
+	got = fold(in, []Run{pass, fail, skipped})
+	assert.Equal(t, check.Flaky, got.Status)
+	assert.Contains(t, got.Message, "passed 1 of 2 runs")
+}
+
 func TestRaceIsNamedByItsTwoLines(t *testing.T) {
 	t.Parallel()
 	c, _ := checker.Find(1)
@@ -297,4 +324,31 @@ func TestSequentialQueriesAreToldApart(t *testing.T) {
 	if shipped.Results[1].Figure == "ran 50" { // cases/case01 as shipped
 		assert.NotContains(t, shipped.Results[1].Message, "one after another", "the stampede queries side by side")
 	}
+}
+
+// Two processes started alike must not draw one same value; a failure in
+// either is the verdict.
+func TestApartComparesTwoProcesses(t *testing.T) {
+	t.Parallel()
+	a := &check.Apart{What: "lock token", Fix: "use crypto/rand"}
+	drew := func(vals ...string) Run {
+		v := check.Passed("3 locks taken")
+		v.Drawn = vals
+		return Run{Verdict: v}
+	}
+	got := apart(a, [2]Run{drew("x", "y"), drew("z", "w")})
+	assert.True(t, got.Verdict.Pass)
+	assert.Equal(t, "3 locks taken; two processes, no lock token in common", got.Verdict.Figure)
+
+	got = apart(a, [2]Run{drew("x", "y"), drew("q", "y")})
+	assert.False(t, got.Verdict.Pass)
+	assert.Contains(t, got.Verdict.Message, `both drew the lock token "y"`)
+	assert.Contains(t, got.Verdict.Message, "use crypto/rand")
+
+	fail := Run{Verdict: check.Failed("no lock", "there is no lock"), Races: []stack.Race{{}}}
+	got = apart(a, [2]Run{drew("x"), fail})
+	assert.Equal(t, "no lock", got.Verdict.Figure)
+	assert.Len(t, got.Races, 1, "races of both processes count")
+
+	assert.True(t, apart(a, [2]Run{drew(), drew()}).Verdict.Pass, "values the server made are not the processes' to compare")
 }
