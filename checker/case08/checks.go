@@ -164,19 +164,20 @@ func spread(ls []lifetime, who string) check.Verdict {
 	if len(timed) == 0 {
 		return check.Failed("no key with a time to live", who+" left no key with a time to live in Redis")
 	}
-	most, at := busiest(timed)
-	bound, _ := busiestBound(len(timed), slack(timed))
-	cover := timed[len(timed)-1].mid() - timed[0].mid()
-	figure := fmt.Sprintf("busiest 100 ms: %d of %d keys (at most %d), spread over %.1f s", most, len(timed), bound, cover.Seconds())
+	sure := precise(timed)
+	cover := sure[len(sure)-1].mid() - sure[0].mid()
+	most, at := busiest(sure)
+	bound, _ := busiestBound(len(sure), slack(sure))
+	figure := fmt.Sprintf("busiest 100 ms: %d of %d keys (at most %d), spread over %.1f s", most, len(sure), bound, cover.Seconds())
 	switch {
 	case most > bound:
 		return check.Failed(figure, fmt.Sprintf("after %s, %d keys have a time to live between %s and %s: they expire in the "+
 			"same 100 ms, and their rebuilds land on the database together. Draw the jitter for each page, in milliseconds "+
-			"or finer (whole seconds make six spikes of about %d)", who, most, secs3(at), secs3(at+window), len(timed)/6))
+			"or finer (whole seconds make six spikes of about %d)", who, most, secs3(at), secs3(at+window), len(sure)/6))
 	case cover < minCover:
 		return check.Failed(figure, fmt.Sprintf("after %s, the times to live run from %s to %s: spread them over the whole "+
 			"5 s (30 s plus a random 0 to 5 s), so that each second of the wave holds a fifth of the pages",
-			who, secs3(timed[0].mid()), secs3(timed[len(timed)-1].mid())))
+			who, secs3(sure[0].mid()), secs3(sure[len(sure)-1].mid())))
 	}
 	return check.Passed(figure)
 }

@@ -135,15 +135,20 @@ func (w *world) names(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-// reading is the time to live of every key, read with PTTL in one
-// pipeline, and the checker's clock just before it was sent and just after
-// it came back: the key's expiry, on the checker's clock, lies between
-// before+ttl and after+ttl.
+// reading is the time to live and the value of every key, read with PTTL
+// and GET, and for each key when its reading was sent and answered on the
+// checker's clock: the key's expiry lies between sent+ttl and
+// answered+ttl.
 type reading struct {
-	ttl           map[string]time.Duration // -1 for a key with no time to live
-	values        map[string]string        // the value of each string key
-	before, after time.Time
+	ttl    map[string]time.Duration // -1 for a key with no time to live
+	values map[string]string        // the value of each string key
+	at     map[string]span          // when each key's PTTL was sent and answered
 }
+
+// readChunk is how many keys one pipeline reads on a real server: few
+// enough that a pipeline is answered within milliseconds on a loaded
+// machine, so that each key's reading is timed closely.
+const readChunk = 25
 
 // read reads every key's time to live and value.
 func (w *world) read(ctx context.Context) (reading, error) {
@@ -151,45 +156,48 @@ func (w *world) read(ctx context.Context) (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
-	r := reading{ttl: map[string]time.Duration{}, values: map[string]string{}}
-	ttls := make([]*redis.Cmd, len(names))
-	gets := make([]*redis.StringCmd, len(names))
-	r.before = time.Now()
-	if w.embedded() {
-		// Time stands still on the embedded server, and its in-memory
-		// connections have no buffer for a pipeline's answers.
-		for i, n := range names {
-			ttls[i] = w.admin.Do(ctx, "pttl", n)
-			gets[i] = w.admin.Get(ctx, n)
+	r := reading{ttl: map[string]time.Duration{}, values: map[string]string{}, at: map[string]span{}}
+	for len(names) > 0 {
+		chunk := names[:min(readChunk, len(names))]
+		names = names[len(chunk):]
+		ttls := make([]*redis.Cmd, len(chunk))
+		gets := make([]*redis.StringCmd, len(chunk))
+		sent := time.Now()
+		if w.embedded() {
+			// Time stands still on the embedded server, and its in-memory
+			// connections have no buffer for a pipeline's answers.
+			for i, n := range chunk {
+				ttls[i] = w.admin.Do(ctx, "pttl", n)
+				gets[i] = w.admin.Get(ctx, n)
+			}
+		} else {
+			pipe := w.admin.Pipeline()
+			for i, n := range chunk {
+				ttls[i] = pipe.Do(ctx, "pttl", w.ns+n)
+				gets[i] = pipe.Get(ctx, w.ns+n)
+			}
+			_, _ = pipe.Exec(ctx) // each command's error is read below
 		}
-	} else {
-		// One pipeline, so that every PTTL is read within a few
-		// milliseconds of the others.
-		pipe := w.admin.Pipeline()
-		for i, n := range names {
-			ttls[i] = pipe.Do(ctx, "pttl", w.ns+n)
-			gets[i] = pipe.Get(ctx, w.ns+n)
-		}
-		_, _ = pipe.Exec(ctx) // each command's error is read below
-	}
-	r.after = time.Now()
-	for i, n := range names {
-		ms, err := ttls[i].Int64()
-		if err != nil {
-			return reading{}, fmt.Errorf("case 8: reading the time to live of %s: %w", n, err)
-		}
-		switch {
-		case ms == -2: // gone since the scan
-			continue
-		case ms < 0:
-			r.ttl[n] = -1
-		default:
-			r.ttl[n] = time.Duration(ms) * time.Millisecond
-		}
-		if v, err := gets[i].Result(); err == nil {
-			r.values[n] = v
-		} else if !errors.Is(err, redis.Nil) && !strings.Contains(err.Error(), "WRONGTYPE") {
-			return reading{}, fmt.Errorf("case 8: reading %s: %w", n, err)
+		answered := time.Now()
+		for i, n := range chunk {
+			ms, err := ttls[i].Int64()
+			if err != nil {
+				return reading{}, fmt.Errorf("case 8: reading the time to live of %s: %w", n, err)
+			}
+			switch {
+			case ms == -2: // gone since the scan
+				continue
+			case ms < 0:
+				r.ttl[n] = -1
+			default:
+				r.ttl[n] = time.Duration(ms) * time.Millisecond
+			}
+			r.at[n] = span{sent: sent, answered: answered}
+			if v, err := gets[i].Result(); err == nil {
+				r.values[n] = v
+			} else if !errors.Is(err, redis.Nil) && !strings.Contains(err.Error(), "WRONGTYPE") {
+				return reading{}, fmt.Errorf("case 8: reading %s: %w", n, err)
+			}
 		}
 	}
 	return r, nil
