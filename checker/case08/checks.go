@@ -37,12 +37,21 @@ const (
 // reader's goroutines (its own, a flight's, a budget's) alive together.
 const wave = 250
 
+// realWave is the wave on a real server: fewer readers than the client's
+// pool has connections, so that no write waits for a connection and the
+// tap times each write closely (see lifetimes).
+const realWave = 50
+
 // readInWaves reads the page of each of ids, wave readers at a time, each
 // wave driven to its end, and returns what every reader got.
 func (s *scene) readInWaves(ids []int) ([]harness.Outcome[string], error) {
+	size := wave
+	if !s.world.embedded() {
+		size = realWave
+	}
 	var outs []harness.Outcome[string]
 	for len(ids) > 0 {
-		n := min(wave, len(ids))
+		n := min(size, len(ids))
 		c := s.read(ids[:n])
 		if err := s.Drive(c.Done, patience); err != nil {
 			return nil, err
@@ -98,17 +107,23 @@ func WarmTTL(h *harness.H, newShop NewShop) check.Verdict {
 	if v := inRange(ls, "the warm-up"); !v.Pass {
 		return v
 	}
+	// A reader for one page in four: enough to see the warm-up's pages
+	// served from Redis, and quick on a real server.
+	var sample []int
+	for id := 1; id <= pages; id += 4 {
+		sample = append(sample, id)
+	}
 	before := s.db.Total()
-	outs, err := s.readInWaves(events.IDs(pages))
+	outs, err := s.readInWaves(sample)
 	if err != nil {
 		return waitVerdict(err, "the readers of the warmed pages were")
 	}
-	if v := allGot(outs, events.IDs(pages)); !v.Pass {
+	if v := allGot(outs, sample); !v.Pass {
 		return check.Failed(v.Figure, "after the warm-up: "+v.Message)
 	}
 	if q := s.db.Total() - before; q > 0 {
-		return check.Failed(count(q, "query", "queries"), fmt.Sprintf("after the warm-up, one reader of each page made %s: "+
-			"the pages the warm-up stored should be served from Redis", count(q, "query", "queries")))
+		return check.Failed(count(q, "query", "queries"), fmt.Sprintf("after the warm-up, one reader of each of %d pages made %s: "+
+			"the pages the warm-up stored should be served from Redis", len(sample), count(q, "query", "queries")))
 	}
 	return check.Passed(fmt.Sprintf("%d keys, from %s to %s", len(ls), secs3(ls[0].mid()), secs3(ls[len(ls)-1].mid())))
 }

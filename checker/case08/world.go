@@ -148,7 +148,7 @@ type reading struct {
 // readChunk is how many keys one pipeline reads on a real server: few
 // enough that a pipeline is answered within milliseconds on a loaded
 // machine, so that each key's reading is timed closely.
-const readChunk = 25
+const readChunk = 10
 
 // read reads every key's time to live and value.
 func (w *world) read(ctx context.Context) (reading, error) {
