@@ -20,6 +20,8 @@ import (
 // database that expects 3 rebuilds a second; and each page with two readers
 // when Redis comes back empty.
 const (
+	// storyPages is how many event pages the box office has.
+	storyPages = 2000
 	// The cold start's readers come in waves, every waveEvery: each wave
 	// has a reader for each of its waveSize pages, and a second reader for
 	// the first waveTwice of them. (All 2,000 at once would be more
@@ -43,7 +45,7 @@ const (
 // that its figures are the same on every run.
 func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 8", flag.ContinueOnError)
-	n := fs.Int("pages", pages, "how many event pages the warm-up stores")
+	n := fs.Int("pages", storyPages, "how many event pages the warm-up stores")
 	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
