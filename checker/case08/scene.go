@@ -105,7 +105,7 @@ func (s *scene) rest() error {
 	seen := s.tap.answered.Load()
 	// Each look stops the world to take every goroutine's stack: look less
 	// often the longer the shop takes, so as not to starve it.
-	pause := 100 * time.Microsecond
+	pause := 200 * time.Microsecond
 	for {
 		if s.tap.pending.Load() == 0 && s.h.Parked() {
 			return nil
@@ -121,7 +121,7 @@ func (s *scene) rest() error {
 			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
 		}
 		time.Sleep(pause)
-		pause = min(2*pause, 5*time.Millisecond)
+		pause = min(2*pause, 20*time.Millisecond)
 	}
 }
 
