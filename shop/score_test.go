@@ -40,7 +40,7 @@ func TestACaseIsWorthItsPointsOnlyWhenEveryCheckPasses(t *testing.T) {
 		status CaseStatus
 		points int
 	}{
-		{"every check passes", report(4, "", P, P, P, P, P), CasePass, 15},
+		{"every check passes", report(4, "", P, P, P, P, P), CasePass, casePoints[4]},
 		{"one check fails", report(4, "", P, P, P, P, F), CaseFail, 0},
 		{"one check is flaky", report(4, "", P, K, P, P, P), CaseFail, 0},
 		{"no race detector", report(4, "this machine cannot build with the race detector", P, P, P, P, S), CaseIncomplete, 0},
@@ -50,7 +50,7 @@ func TestACaseIsWorthItsPointsOnlyWhenEveryCheckPasses(t *testing.T) {
 		cr := caseReport(tc.rep, false)
 		assert.Equal(t, tc.status, cr.Status, tc.name)
 		assert.Equal(t, tc.points, cr.Score.Points, tc.name)
-		assert.Equal(t, 15, cr.Score.MaxPoints, tc.name)
+		assert.Equal(t, casePoints[4], cr.Score.MaxPoints, tc.name)
 	}
 	build := report(1, "")
 	build.Build = &grade.BuildError{Lines: []string{"x"}}

@@ -43,6 +43,7 @@ var redisImports = []string{
 // caseImports says, per case, what it may import beyond baseImports.
 var caseImports = map[int][]string{
 	6:  redisImports,
+	8:  redisImports,
 	9:  redisImports,
 	10: redisImports,
 }

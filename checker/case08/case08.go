@@ -1,0 +1,92 @@
+// Package case08 is case 8 of the lab, keys set together expire together:
+// its story for `shop run 8` and its checks for `shop check 8`.
+//
+// The shop talks to Redis through the real go-redis client: an embedded
+// miniredis by default, on which time stands still, or a real Redis or
+// Valkey server named by REDIS_URL, where Redis's own clock runs and the
+// checker reads every time to live with PTTL and corrects for the time
+// since the write (see lifetimes). The shop's clock is the checker's, moved
+// by hand when the process is at rest (see scene).
+package case08
+
+import (
+	"context"
+	"io"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+// Case describes case 8.
+var Case = check.Case{
+	Number:  8,
+	Title:   "Keys set together expire together",
+	Chapter: "docs/08-jittered-ttls.md",
+	Summary: "A warm-up stores 2,000 event pages for exactly 30 s, and 30 s later they all expire at once; after a Redis restart, every reader queries.",
+	Checks: []check.Info{
+		{ID: "warm-ttl", Name: "every page the warm-up stores lives 30 to 35 s (read from Redis), and serves its readers",
+			Catches: "jitter subtracted from the 30 s (pages that live less than the floor), jitter wider than 5 s, a page stored with no time to live"},
+		{ID: "warm-spread", Name: "the warm-up's expiries are spread: no 100 ms holds more pages than a fair draw would put there",
+			Catches: "a fixed 30 s, one draw for the whole warm-up, a rand.New with a fixed seed on every call, and jitter in whole seconds (six spikes of about 333 pages)"},
+		{ID: "rebuild-ttl", Name: "pages rebuilt after a cold start live 30 to 35 s and are spread too",
+			Catches: "a warm-up that jitters and a rebuild that does not: after a cold start the 2,000 rebuilt pages bring the wave back"},
+		{ID: "once", Name: "in a cold start each page is queried once, however many readers it has, and later readers are served from Redis",
+			Catches: "a bound on rebuilds with no single-flight in front of it, and a flight that does not fill Redis"},
+		{ID: "at-most", Name: "the database never sees more than 20 queries at once",
+			Catches: "no bound, a bound per page instead of for the database, a slot taken after the query, a pool larger than the database's"},
+		{ID: "parallel", Name: "with work for more, the database sees at least 2 queries at once",
+			Catches: "one global lock around every rebuild: case 2's mistake again, one query at a time for 2,000 pages"},
+		{ID: "values", Name: "every reader of a cold start gets its own page",
+			Catches: "waiters handed an empty page, and a budget shorter than the rebuild, which turns waiters away while their page is on its way"},
+		{ID: "budget", Name: "a reader that waits past its budget gets a typed \"try again\" error, not a hang",
+			Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"},
+		{ID: "race", Name: "no data race", Race: true,
+			Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"},
+	},
+	Hints: []string{
+		"Run `go run ./shop run 8` and read the expiry wave: 2,000 pages stored in the same second with the same 30 s all expire in the same second. What would make pages stored together expire apart?",
+		"Give each page its own time to live: 30 s plus a random 0 to 5 s, drawn for every page (math/rand/v2's rand.N(5*time.Second) is safe from many goroutines), in milliseconds, and for the warm-up and the rebuild alike. Beware go-redis's SetEx, which rounds to whole seconds: Set with a Duration sends PX.",
+		"Jitter does nothing after Redis restarts empty. Put single-flight in front of the rebuild (one query per page), and bound how many rebuilds run at once to the database's pool, events.Pool (20): a buffered channel of 20 tokens, x/sync/semaphore, errgroup.SetLimit or 20 workers. Take the slot before the query and give it back after.",
+		"A reader waits for its page's flight with a budget, on the clock New is given: clock.WithTimeout(ctx, clk, time.Second) and a select on the flight's channel (singleflight's DoChan, not Do, which cannot be left). Past the budget, return a *TryAgain.",
+		"Compare with solutions/case08/shop.go, and read the chapter on why the pool size is the right bound.",
+	},
+}
+
+// Shop is what a case 8 implementation offers.
+type Shop interface {
+	WarmUp(ctx context.Context, ids []int) error
+	Page(ctx context.Context, id int) (string, error)
+}
+
+// NewShop makes a case 8 shop.
+type NewShop func(db *events.DB, rdb *redis.Client, clk clock.Clock) Shop
+
+// Bind binds case 8 to an implementation's constructor.
+func Bind[S Shop](newShop func(*events.DB, *redis.Client, clock.Clock) S) harness.Bound {
+	mk := func(db *events.DB, rdb *redis.Client, clk clock.Clock) Shop { return newShop(db, rdb, clk) }
+	checks := map[string]func(*harness.H, NewShop) check.Verdict{
+		"warm-ttl":    WarmTTL,
+		"warm-spread": WarmSpread,
+		"rebuild-ttl": RebuildTTL,
+		"once":        Once,
+		"at-most":     AtMost,
+		"parallel":    Parallel,
+		"values":      Values,
+		"budget":      Budget,
+		"race":        Busy,
+	}
+	bound := harness.Bound{
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			return Scenario(ctx, w, args, pkgOf[S](), mk)
+		},
+		Checks: map[string]func(*harness.H) check.Verdict{},
+	}
+	for id, fn := range checks {
+		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
+	}
+	return bound
+}

@@ -1,0 +1,232 @@
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+// nine is the moment every scene's clock starts at.
+var nine = time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC)
+
+// scene is one check's world: the shop, its database, its Redis and the
+// checker's clock. The shop's clock is a clock.Fake that only the scene
+// moves, and only when the process is at rest (see Drive), so that every
+// wait the shop sets on it ends when the scene says, whatever the load.
+type scene struct {
+	h     *harness.H
+	world *world
+	tap   *tap
+	db    *events.DB
+	clk   *clock.Fake
+	shop  Shop
+	gate  *harness.Gate // holds every query, when the scene was made with one
+	start time.Time     // on the checker's clock, for keys the tap did not see written
+
+	crowds []*harness.Crowd[string]
+}
+
+// newScene makes a shop on a fresh world, with every query held at a gate
+// when hold is set.
+func newScene(h *harness.H, newShop NewShop, hold bool) (*scene, error) {
+	w, err := openWorld(h.Context(), serverURL())
+	if err != nil {
+		return nil, err
+	}
+	s := &scene{h: h, world: w, tap: &tap{}, clk: clock.NewFake(nine), start: time.Now()}
+	opts := []events.Option{events.WithCost(0), events.WithClock(s.clk)}
+	if hold {
+		s.gate = harness.NewGate()
+		opts = append(opts, events.WithHook(func(ctx context.Context, _ int) error { return s.gate.Wait(ctx) }))
+	}
+	s.db = events.New(opts...)
+	s.shop = newShop(s.db, w.client(s.tap), s.clk)
+	return s, nil
+}
+
+// Close opens the gate, lets the readers still inside the shop finish, so
+// that nothing writes to Redis after it, and closes the world.
+func (s *scene) Close() {
+	if s.gate != nil {
+		s.gate.Open()
+	}
+	_ = s.Drive(func() bool { return allDone(s.crowds) }, patience)
+	s.world.Close()
+}
+
+// read starts one reader per entry of ids, each with a context of its own,
+// and returns once each has started.
+func (s *scene) read(ids []int) *harness.Crowd[string] {
+	return s.visit(len(ids), func(ctx context.Context, i int) (string, error) {
+		return s.shop.Page(ctx, ids[i])
+	})
+}
+
+// warm runs the shop's warm-up of ids, as one visitor.
+func (s *scene) warm(ids []int) *harness.Crowd[string] {
+	return s.visit(1, func(ctx context.Context, _ int) (string, error) {
+		return "", s.shop.WarmUp(ctx, ids)
+	})
+}
+
+// visit starts a crowd and waits until every visitor has started.
+func (s *scene) visit(n int, fn func(context.Context, int) (string, error)) *harness.Crowd[string] {
+	var started atomic.Int64
+	c := harness.Visit(s.h, n, func(ctx context.Context, i int) (string, error) {
+		started.Add(1)
+		return fn(ctx, i)
+	})
+	s.crowds = append(s.crowds, c)
+	for started.Load() < int64(n) {
+		time.Sleep(50 * time.Microsecond)
+	}
+	return c
+}
+
+// rest waits until every goroutine but the caller's is parked: on a lock,
+// a channel, the gate, or asleep on the scene's clock. On a real server a
+// goroutine waiting for Redis's answer is not parked, and is waited for.
+// It fails with a *harness.Stuck error when the shop has neither come to
+// rest nor had a Redis command answered for the hang bound (a warm-up of
+// 2,000 round trips to a real server on a loaded machine takes longer than
+// that, and is moving all the while), or after twelve times the bound in
+// all.
+func (s *scene) rest() error {
+	now := time.Now()
+	deadline, last := now.Add(s.h.Bound()), now.Add(12*s.h.Bound())
+	seen := s.tap.answered.Load()
+	// Each look stops the world to take every goroutine's stack: look less
+	// often the longer the shop takes, so as not to starve it.
+	pause := 200 * time.Microsecond
+	for {
+		if s.tap.pending.Load() == 0 && s.h.Parked() {
+			return nil
+		}
+		if err := s.h.Context().Err(); err != nil {
+			return err
+		}
+		now := time.Now()
+		if n := s.tap.answered.Load(); n != seen {
+			seen, deadline = n, now.Add(s.h.Bound())
+		}
+		if now.After(deadline) || now.After(last) {
+			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 20*time.Millisecond)
+	}
+}
+
+// errNoBound is what Drive returns when readers still wait after its limit.
+var errNoBound = errors.New("still waiting")
+
+// Drive lets the shop run until done holds. Whenever the process is at
+// rest and done does not hold yet, it moves the clock to the next wake-up.
+// It gives up with errNoBound once the clock has moved limit, and with a
+// *harness.Stuck error when nothing sleeps on the clock and nothing moves.
+func (s *scene) Drive(done func() bool, limit time.Duration) error {
+	start := s.clk.Now()
+	grace := 0
+	for {
+		if err := s.rest(); err != nil {
+			return err
+		}
+		if done() {
+			return nil
+		}
+		if s.clk.Now().Sub(start) >= limit {
+			return errNoBound
+		}
+		next, ok := s.clk.Next()
+		if !ok {
+			if s.world.embedded() || grace >= 5 {
+				return &harness.Stuck{Why: "waiting for something that never comes", Places: []string{s.h.Blocked()}}
+			}
+			// On a real server an answer can be on its way in the kernel
+			// with its reader not yet woken: look again, a few times.
+			grace++
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		grace = 0
+		s.clk.Set(next)
+	}
+}
+
+// Elapse lets d pass on the shop's clock, waking each sleeper in turn and
+// letting the process come to rest after each. A query held at the gate
+// stays held.
+func (s *scene) Elapse(d time.Duration) error {
+	end := s.clk.Now().Add(d)
+	for {
+		if err := s.rest(); err != nil {
+			return err
+		}
+		next, ok := s.clk.Next()
+		if !ok || next.After(end) {
+			s.clk.Set(end)
+			return s.rest()
+		}
+		s.clk.Set(next)
+	}
+}
+
+func allDone(crowds []*harness.Crowd[string]) bool {
+	for _, c := range crowds {
+		if !c.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// returned counts a crowd's visitors who have returned.
+func returned(c *harness.Crowd[string]) int {
+	n := 0
+	for _, o := range c.Outcomes() {
+		if o.Returned {
+			n++
+		}
+	}
+	return n
+}
+
+// waitVerdict fails a check whose readers did not finish.
+func waitVerdict(err error, who string) check.Verdict {
+	if errors.Is(err, errNoBound) {
+		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shop's clock", who, patience))
+	}
+	return stuckVerdict(err)
+}
+
+// stuckVerdict fails a check whose readers never came to rest or never
+// returned.
+func stuckVerdict(err error) check.Verdict {
+	msg := "the readers never finished: " + err.Error()
+	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") || strings.Contains(msg, "never comes") {
+		msg += " (wait with the clock New is given: clk.Sleep, or clock.WithTimeout(ctx, clk, d); not time.Sleep, " +
+			"time.After or context.WithTimeout: the checker moves that clock by hand)"
+	}
+	return check.Failed("", msg)
+}
+
+// worldVerdict fails a check that could not talk to Redis.
+func worldVerdict(err error) check.Verdict {
+	return check.Failed("", "the checker could not use Redis: "+err.Error())
+}
+
+// count says "1 query" or "3 queries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

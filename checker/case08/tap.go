@@ -1,0 +1,218 @@
+package case08
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// tap sits in front of the shop's Redis client. On a shared server it puts
+// every key under the world's namespace, so that checks running side by
+// side never see each other's keys, and it notes when each key was last
+// written: on a real server Redis's clock runs, and a key's time to live as
+// it was set is its time to live now plus the time since the write.
+//
+// Its tables of where each command's keys are follow case 6's tap
+// (checker/case06/tap.go).
+type tap struct {
+	ns string // "" on the embedded server
+
+	mu     sync.Mutex
+	writes map[string]span // key -> when its last write was sent and answered
+
+	// pending counts commands sent and not yet answered: the story's
+	// driver waits for them, since a goroutine waiting for a real
+	// server's answer looks parked to the scheduler.
+	pending atomic.Int64
+	// answered counts commands answered: progress, for a scene that waits
+	// for the shop to come to rest.
+	answered atomic.Int64
+}
+
+// span is when a command was sent and when its answer came back, on the
+// checker's clock.
+type span struct{ sent, answered time.Time }
+
+// wrote returns when each key was last written.
+func (t *tap) wrote() map[string]span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]span, len(t.writes))
+	for k, v := range t.writes {
+		out[k] = v
+	}
+	return out
+}
+
+// DialHook implements redis.Hook.
+func (t *tap) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook.
+func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		keys, restore, err := t.rename(cmd)
+		if err != nil {
+			cmd.SetErr(err)
+			return err
+		}
+		t.pending.Add(1)
+		defer t.pending.Add(-1)
+		defer t.answered.Add(1)
+		sent := time.Now()
+		err = next(ctx, cmd)
+		t.note(keys, sent)
+		restore()
+		return err
+	}
+}
+
+// ProcessPipelineHook implements redis.Hook.
+func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		var keys []string
+		for _, cmd := range cmds {
+			k, restore, err := t.rename(cmd)
+			if err != nil {
+				cmd.SetErr(err)
+				return err
+			}
+			keys = append(keys, k...)
+			defer restore()
+		}
+		t.pending.Add(1)
+		defer t.pending.Add(-1)
+		defer t.answered.Add(1)
+		sent := time.Now()
+		err := next(ctx, cmds)
+		t.note(keys, sent)
+		return err
+	}
+}
+
+// note records a write of keys sent at sent and answered now.
+func (t *tap) note(keys []string, sent time.Time) {
+	if len(keys) == 0 {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.writes == nil {
+		t.writes = map[string]span{}
+	}
+	for _, k := range keys {
+		t.writes[k] = span{sent: sent, answered: now}
+	}
+}
+
+// rename namespaces a command's keys. It returns the keys the command may
+// write, and a function that puts the shop's own key names back.
+func (t *tap) rename(cmd redis.Cmder) ([]string, func(), error) {
+	raw := cmd.Args()
+	args := make([]string, len(raw))
+	for i, a := range raw {
+		args[i] = argString(a)
+	}
+	name := strings.ToLower(args[0])
+	idx, known := keyIndexes(name, args)
+	var written []string
+	if !readers[name] {
+		for _, i := range idx {
+			written = append(written, args[i])
+		}
+	}
+	if t.ns == "" {
+		return written, func() {}, nil
+	}
+	if !known {
+		return nil, nil, fmt.Errorf(errNoKeys, strings.ToUpper(name))
+	}
+	saved := slices.Clone(raw)
+	for _, i := range idx {
+		raw[i] = t.ns + args[i]
+	}
+	return written, func() { copy(raw, saved) }, nil
+}
+
+// Where a command's keys are, for the commands a shop may send. On a shared
+// server every key must be found, to be put under the world's namespace.
+var (
+	readers = set("get mget exists pttl ttl type strlen getrange substr expiretime pexpiretime dump " +
+		"hget hgetall hexists hlen hmget hkeys hvals llen lrange lindex smembers sismember scard zrange zscore zcard")
+	firstKey = set("get set setnx setex psetex getset getdel getex pttl ttl expire pexpire expireat pexpireat " +
+		"persist type strlen incr incrby incrbyfloat decr decrby append getrange setrange substr expiretime " +
+		"pexpiretime dump restore hget hset hsetnx hdel hgetall hexists hlen hincrby hmget hmset hkeys hvals " +
+		"lpush rpush lpop rpop llen lrange lindex sadd srem smembers sismember scard zadd zrem zrange zscore zcard zincrby")
+	everyKey = set("del unlink exists mget touch watch")
+	pairKeys = set("mset msetnx")
+	scripted = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
+	keyless  = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset " +
+		"publish spublish subscribe unsubscribe psubscribe punsubscribe ssubscribe sunsubscribe pubsub")
+	errNoKeys = "the checker cannot tell which arguments of %s are keys, so it cannot keep them apart from other runs on a shared server; use GET, SET, DEL, EVAL and the like"
+)
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// keyIndexes returns the positions of a command's keys among its arguments
+// (the name is position 0), and whether the command is known.
+func keyIndexes(name string, args []string) ([]int, bool) {
+	n := len(args)
+	switch {
+	case keyless[name]:
+		return nil, true
+	case firstKey[name]:
+		if n > 1 {
+			return []int{1}, true
+		}
+		return nil, true
+	case everyKey[name]:
+		var idx []int
+		for i := 1; i < n; i++ {
+			idx = append(idx, i)
+		}
+		return idx, true
+	case pairKeys[name]:
+		var idx []int
+		for i := 1; i < n; i += 2 {
+			idx = append(idx, i)
+		}
+		return idx, true
+	case scripted[name]:
+		if n < 3 {
+			return nil, true
+		}
+		count, err := strconv.Atoi(args[2])
+		if err != nil || count < 0 || 3+count > n {
+			return nil, true // Redis will refuse it
+		}
+		var idx []int
+		for i := 3; i < 3+count; i++ {
+			idx = append(idx, i)
+		}
+		return idx, true
+	}
+	return nil, false
+}
+
+func argString(a any) string {
+	switch v := a.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return fmt.Sprint(a)
+}

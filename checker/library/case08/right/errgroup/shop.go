@@ -1,0 +1,138 @@
+// Package case08, written with errgroup.SetLimit for the bound and a flight
+// table of its own: the first reader of a missing page starts its rebuild in
+// the group, which runs at most 20 at once, and every reader of the page
+// waits for the flight's done channel within its budget.
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+// TryAgain tells a reader to come back after After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string {
+	return "the page is being rebuilt; try again in " + e.After.String()
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// flight is one page's rebuild; page and err are set before done closes.
+type flight struct {
+	done chan struct{}
+	page string
+	err  error
+}
+
+// Shop caches event pages in Redis.
+type Shop struct {
+	db  *events.DB
+	rdb *redis.Client
+	clk clock.Clock
+
+	group errgroup.Group // at most events.Pool rebuilds at once
+
+	mu      sync.Mutex
+	flights map[int]*flight
+}
+
+// New returns a shop.
+func New(db *events.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	s := &Shop{db: db, rdb: rdb, clk: clk, flights: map[int]*flight{}}
+	s.group.SetLimit(events.Pool)
+	return s
+}
+
+func keyOf(id int) string { return "ev:" + strconv.Itoa(id) }
+
+// expiry is 30 s plus a uniform part of up to 5 s.
+func expiry() time.Duration {
+	return 30*time.Second + time.Duration(rand.Float64()*float64(5*time.Second))
+}
+
+// WarmUp stores every page, one at a time.
+func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
+	for _, id := range ids {
+		page, err := s.db.Page(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.rdb.Set(ctx, keyOf(id), page, expiry()).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Page returns an event's page.
+func (s *Shop) Page(ctx context.Context, id int) (string, error) {
+	page, err := s.rdb.Get(ctx, keyOf(id)).Result()
+	switch {
+	case err == nil:
+		return page, nil
+	case !errors.Is(err, redis.Nil):
+		return "", err
+	}
+	budget, cancel := clock.WithTimeout(ctx, s.clk, 2*time.Second)
+	defer cancel()
+	f := s.join(id)
+	select {
+	case <-f.done:
+		return f.page, f.err
+	case <-budget.Done():
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", &TryAgain{After: time.Second}
+	}
+}
+
+// join returns the page's flight, starting it if there is none.
+func (s *Shop) join(id int) *flight {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.flights[id]; ok {
+		return f
+	}
+	f := &flight{done: make(chan struct{})}
+	s.flights[id] = f
+	// Go blocks while 20 rebuilds run, so it is called from a goroutine
+	// of its own, not under the lock.
+	go s.group.Go(func() error {
+		f.page, f.err = s.rebuild(id)
+		s.mu.Lock()
+		delete(s.flights, id)
+		s.mu.Unlock()
+		close(f.done)
+		return nil
+	})
+	return f
+}
+
+func (s *Shop) rebuild(id int) (string, error) {
+	ctx := context.Background()
+	if page, err := s.rdb.Get(ctx, keyOf(id)).Result(); err == nil {
+		return page, nil
+	}
+	page, err := s.db.Page(ctx, id)
+	if err != nil {
+		return "", fmt.Errorf("event %d: %w", id, err)
+	}
+	if err := s.rdb.Set(ctx, keyOf(id), page, expiry()).Err(); err != nil {
+		return "", fmt.Errorf("event %d: %w", id, err)
+	}
+	return page, nil
+}

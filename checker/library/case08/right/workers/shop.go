@@ -1,0 +1,143 @@
+// Package case08, written as a worker pool: 20 workers, one per database
+// connection, take rebuilds from a queue. Single-flight sends each missing
+// page to the queue once; readers wait for it within their budget.
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+// TryAgain tells a reader to come back after After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string { return "try again in " + e.After.String() }
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+type job struct {
+	id    int
+	reply chan result
+}
+
+type result struct {
+	page string
+	err  error
+}
+
+// Shop caches event pages in Redis.
+type Shop struct {
+	db  *events.DB
+	rdb *redis.Client
+	clk clock.Clock
+
+	flights singleflight.Group
+	jobs    chan job
+	start   sync.Once
+}
+
+// New returns a shop.
+func New(db *events.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clk: clk, jobs: make(chan job)}
+}
+
+// workers starts the pool the first time a page is missing.
+func (s *Shop) workers() {
+	s.start.Do(func() {
+		for range events.Pool {
+			go func() {
+				for j := range s.jobs {
+					page, err := s.fetch(j.id)
+					j.reply <- result{page, err}
+				}
+			}()
+		}
+	})
+}
+
+var rng = struct {
+	sync.Mutex
+	*rand.Rand
+}{Rand: rand.New(rand.NewSource(time.Now().UnixNano()))}
+
+// ttl draws a page's time to live: 30 000 to 35 000 ms.
+func ttl() time.Duration {
+	rng.Lock()
+	defer rng.Unlock()
+	return time.Duration(30000+rng.Int63n(5001)) * time.Millisecond
+}
+
+func cacheKey(id int) string { return "box-office:page:" + strconv.Itoa(id) }
+
+// WarmUp stores every page.
+func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
+	for _, id := range ids {
+		page, err := s.db.Page(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.rdb.Set(ctx, cacheKey(id), page, ttl()).Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Shop) fetch(id int) (string, error) {
+	ctx := context.Background()
+	if page, err := s.rdb.Get(ctx, cacheKey(id)).Result(); err == nil {
+		return page, nil
+	}
+	page, err := s.db.Page(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return page, s.rdb.Set(ctx, cacheKey(id), page, ttl()).Err()
+}
+
+// Page returns an event's page.
+func (s *Shop) Page(ctx context.Context, id int) (string, error) {
+	if page, err := s.rdb.Get(ctx, cacheKey(id)).Result(); err == nil {
+		return page, nil
+	} else if !errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("redis: %w", err)
+	}
+	s.workers()
+	ch := s.flights.DoChan(strconv.Itoa(id), func() (any, error) {
+		j := job{id: id, reply: make(chan result, 1)}
+		s.jobs <- j
+		r := <-j.reply
+		return r.page, r.err
+	})
+	timer := make(chan struct{})
+	wait, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		if s.clk.Sleep(wait, time.Second) == nil {
+			close(timer)
+		}
+	}()
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return "", r.Err
+		}
+		return r.Val.(string), nil
+	case <-timer:
+		return "", &TryAgain{After: 500 * time.Millisecond}
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
