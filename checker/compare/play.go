@@ -77,6 +77,8 @@ func Play(ctx context.Context, w Workload, row Row, opt Options) (Result, error)
 	// handed to a new goroutine then runs as soon as the driver yields,
 	// with no other thread to wake.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	// A row allocates little that lives: collect less often.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	p.base = notInGo()
 	err := p.run()
 	res := p.measure()
@@ -103,6 +105,7 @@ type play struct {
 	counting atomic.Bool // the window is being played: count source reads
 	pending  atomic.Int64
 	base     uint64 // goroutines outside Go (the signal handler) at the start
+	samples  [3]metrics.Sample
 
 	mu      sync.Mutex
 	queries []time.Time // when each counted source read started
@@ -131,6 +134,11 @@ const (
 
 func newPlay(ctx context.Context, w Workload, row Row, opt Options) *play {
 	p := &play{ctx: ctx, w: w, row: row, opt: opt, write: expiry.Add(w.WriteAt)}
+	p.samples = [3]metrics.Sample{
+		{Name: "/sched/goroutines/running:goroutines"},
+		{Name: "/sched/goroutines/runnable:goroutines"},
+		{Name: "/sched/goroutines/not-in-go:goroutines"},
+	}
 	clk := clock.NewFake(opening)
 	hook := func(context.Context, string) error {
 		if p.counting.Load() {
@@ -342,9 +350,9 @@ func (p *play) rest() error {
 	for try := 0; ; try++ {
 		// Twice, a yield apart: the scheduler's counts are read without
 		// stopping the world.
-		if idle(p.base) {
+		if p.idle() {
 			runtime.Gosched()
-			if idle(p.base) {
+			if p.idle() {
 				break
 			}
 		}
@@ -372,20 +380,16 @@ func (p *play) rest() error {
 }
 
 // idle reports whether no goroutine but the caller's runs or waits to
-// run, from the scheduler's own counts. base is how many goroutines sat
+// run, from the scheduler's own counts. p.base is how many goroutines sat
 // outside Go (the signal handler's, in a system call for good) when the
 // play began.
-func idle(base uint64) bool {
-	s := []metrics.Sample{
-		{Name: "/sched/goroutines/running:goroutines"},
-		{Name: "/sched/goroutines/runnable:goroutines"},
-		{Name: "/sched/goroutines/not-in-go:goroutines"},
-	}
+func (p *play) idle() bool {
+	s := p.samples[:]
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return parked()
 	}
-	return s[0].Value.Uint64() <= 1 && s[1].Value.Uint64() == 0 && s[2].Value.Uint64() <= base
+	return s[0].Value.Uint64() <= 1 && s[1].Value.Uint64() == 0 && s[2].Value.Uint64() <= p.base
 }
 
 func notInGo() uint64 {
