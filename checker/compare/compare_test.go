@@ -35,7 +35,7 @@ func playAll(t *testing.T, w Workload) map[string]Result {
 // within the tolerance: on virtual time they are facts about the code.
 func TestSeedFigures(t *testing.T) {
 	w := Default()
-	if testing.Short() {
+	if testing.Short() || raceOn {
 		w.Servers, w.Rate = 10, 1000 // the same shape, a tenth of the reads
 	}
 	rs := playAll(t, w)
