@@ -105,18 +105,18 @@ func studentRows(ctx context.Context, root string, wl compare.Workload, p *progr
 			continue
 		}
 		p.Status("building and playing cases/%s...", c.Dir())
-		res := studentRow(ctx, root, wl, a, c)
+		res := studentRow(ctx, root, wl, a, check.Module+"/cases/"+c.Dir(), "cases/"+c.Dir())
 		p.Clear()
 		results = append(results, res)
 	}
 	return results, notes
 }
 
-// studentRow builds and plays one student case; whatever goes wrong is
-// the row's Err.
-func studentRow(ctx context.Context, root string, wl compare.Workload, a compare.Adapter, c check.Case) compare.Result {
-	code := "cases/" + c.Dir()
-	res := compare.Result{Technique: a.Technique, Code: code, Case: c.Number}
+// studentRow builds the package pkg (shown as code) into the student
+// program with case a's adapter, and plays it; whatever goes wrong is the
+// row's Err.
+func studentRow(ctx context.Context, root string, wl compare.Workload, a compare.Adapter, pkg, code string) compare.Result {
+	res := compare.Result{Technique: a.Technique, Code: code, Case: a.Case}
 	tmp, err := os.MkdirTemp("", "stampede-compare-")
 	if err != nil {
 		res.Err = err.Error()
@@ -126,7 +126,7 @@ func studentRow(ctx context.Context, root string, wl compare.Workload, a compare
 	bin := filepath.Join(tmp, "student")
 	bind := filepath.Join(tmp, "zz_row.go")
 	overlay := filepath.Join(tmp, "overlay.json")
-	src := a.BindFile(check.Module+"/"+code, code)
+	src := a.BindFile(pkg, code)
 	data, _ := json.Marshal(map[string]map[string]string{"Replace": {
 		filepath.Join(root, "checker", "compare", "student", "zz_row.go"): bind,
 	}})
