@@ -106,7 +106,9 @@ func TestWorkloadLimits(t *testing.T) {
 }
 
 // broken is a shop whose Top does what its field says.
-type broken struct{ top func(ctx context.Context) ([]string, error) }
+type broken struct {
+	top func(ctx context.Context) ([]string, error)
+}
 
 func (b broken) Top(ctx context.Context, _ string) ([]string, error) { return b.top(ctx) }
 
