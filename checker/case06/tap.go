@@ -22,6 +22,9 @@ type command struct {
 	// noScript is set when Redis did not know the script of an EVALSHA:
 	// the command did nothing, and the client sends EVAL next.
 	noScript bool
+	// reply is what Redis answered, when the answer is a number or a
+	// string (empty otherwise, and for a pipeline's commands).
+	reply string
 }
 
 func (c command) String() string {
@@ -212,6 +215,7 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		err = next(ctx, cmd)
 		restore()
 		t.done(at, err)
+		t.replied(at, cmd)
 		t.written(ctx, cmd)
 		return err
 	}
@@ -319,6 +323,29 @@ func (t *tap) done(at int, err error) {
 	}
 	t.mu.Lock()
 	t.log[at].noScript = true
+	t.mu.Unlock()
+}
+
+// replied notes the answer of the command at place at, when it is a
+// number or a string: a value the server made, such as a counter's.
+func (t *tap) replied(at int, cmd redis.Cmder) {
+	var reply string
+	switch c := cmd.(type) {
+	case *redis.IntCmd:
+		reply = strconv.FormatInt(c.Val(), 10)
+	case *redis.StringCmd:
+		reply = c.Val()
+	case *redis.Cmd:
+		switch v := c.Val().(type) {
+		case string, int64:
+			reply = fmt.Sprint(v)
+		}
+	}
+	if reply == "" {
+		return
+	}
+	t.mu.Lock()
+	t.log[at].reply = reply
 	t.mu.Unlock()
 }
 

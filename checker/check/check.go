@@ -42,6 +42,19 @@ type Info struct {
 	// Race marks the check whose verdict is the race detector's: it fails
 	// when any of the case's runs reported a data race.
 	Race bool
+	// Apart, when set, makes each run of the check two processes started
+	// alike, as two servers of a fleet are: both run the check at once,
+	// and the values each reports in its verdict's Drawn must differ from
+	// the other's. One process cannot show it: a generator with a fixed
+	// seed, or a counter, shared by the instances of one process hands
+	// each a different value, and repeats in every process of a fleet.
+	Apart *Apart `json:",omitempty"`
+}
+
+// Apart says what two processes must not both draw, and what to do about it.
+type Apart struct {
+	What string // "lock token"
+	Fix  string // "draw tokens from crypto/rand, or from a generator seeded from it"
 }
 
 // Status is a check's verdict.
@@ -76,6 +89,9 @@ type Verdict struct {
 	// Hung is set when the code never stopped running: every other check
 	// would meet the same loop, so the grader need not run them.
 	Hung bool `json:",omitempty"`
+	// Drawn holds, for a check marked Apart, the values the process drew
+	// that another process must not draw too.
+	Drawn []string `json:",omitempty"`
 }
 
 // Passed returns a passing verdict with its figure.

@@ -16,6 +16,7 @@ import (
 
 	"stampede/checker"
 	"stampede/checker/check"
+	"stampede/checker/stack"
 )
 
 // fixture is a piece of hostile student code in testdata/case01.
@@ -323,4 +324,31 @@ func TestSequentialQueriesAreToldApart(t *testing.T) {
 	if shipped.Results[1].Figure == "ran 50" { // cases/case01 as shipped
 		assert.NotContains(t, shipped.Results[1].Message, "one after another", "the stampede queries side by side")
 	}
+}
+
+// Two processes started alike must not draw one same value; a failure in
+// either is the verdict.
+func TestApartComparesTwoProcesses(t *testing.T) {
+	t.Parallel()
+	a := &check.Apart{What: "lock token", Fix: "use crypto/rand"}
+	drew := func(vals ...string) Run {
+		v := check.Passed("3 locks taken")
+		v.Drawn = vals
+		return Run{Verdict: v}
+	}
+	got := apart(a, [2]Run{drew("x", "y"), drew("z", "w")})
+	assert.True(t, got.Verdict.Pass)
+	assert.Equal(t, "3 locks taken; two processes, no lock token in common", got.Verdict.Figure)
+
+	got = apart(a, [2]Run{drew("x", "y"), drew("q", "y")})
+	assert.False(t, got.Verdict.Pass)
+	assert.Contains(t, got.Verdict.Message, `both drew the lock token "y"`)
+	assert.Contains(t, got.Verdict.Message, "use crypto/rand")
+
+	fail := Run{Verdict: check.Failed("no lock", "there is no lock"), Races: []stack.Race{{}}}
+	got = apart(a, [2]Run{drew("x"), fail})
+	assert.Equal(t, "no lock", got.Verdict.Figure)
+	assert.Len(t, got.Races, 1, "races of both processes count")
+
+	assert.True(t, apart(a, [2]Run{drew(), drew()}).Verdict.Pass, "values the server made are not the processes' to compare")
 }

@@ -11,8 +11,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +66,53 @@ type Run struct {
 	// NotRun says why the run was never started (another check had found
 	// code that never stops); such a run is no evidence either way.
 	NotRun string
+}
+
+// run runs one check once: in one child, or, for a check marked Apart, in
+// two children started alike at the same time, whose drawn values must
+// differ (see apart).
+func (w *Worker) run(ctx context.Context, in check.Info, opts Options) Run {
+	if in.Apart == nil {
+		return w.Check(ctx, in.ID, opts)
+	}
+	var pair [2]Run
+	var wg sync.WaitGroup
+	for i := range pair {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pair[i] = w.Check(ctx, in.ID, opts)
+		}()
+	}
+	wg.Wait()
+	return apart(in.Apart, pair)
+}
+
+// apart folds the runs of two processes started alike into one: the first
+// failure if either failed, and otherwise a failure when both drew one
+// same value, which every server of a real fleet would draw too.
+func apart(a *check.Apart, pair [2]Run) Run {
+	r := pair[0]
+	r.Races = append(slices.Clone(r.Races), pair[1].Races...)
+	r.HiddenRace = r.HiddenRace || pair[1].HiddenRace
+	if !pair[0].Verdict.Pass || !pair[1].Verdict.Pass {
+		if pair[0].Verdict.Pass {
+			r.Verdict, r.Stderr, r.Crashed = pair[1].Verdict, pair[1].Stderr, pair[1].Crashed
+		}
+		return r
+	}
+	for _, v := range pair[0].Verdict.Drawn {
+		if slices.Contains(pair[1].Verdict.Drawn, v) {
+			r.Verdict = check.Failed("same "+a.What, fmt.Sprintf(
+				"two processes started alike, as two servers of a fleet are, both drew the %s %q: "+
+					"in a real fleet every server draws the same ones, so one holder cannot be told from another "+
+					"(a generator with a fixed seed, or a counter in memory, repeats in every process); %s",
+				a.What, v, a.Fix))
+			return r
+		}
+	}
+	r.Verdict.Figure = strings.TrimPrefix(r.Verdict.Figure+"; two processes, no "+a.What+" in common", "; ")
+	return r
 }
 
 // raceExit is the status the race detector exits with when it saw a race
