@@ -149,9 +149,15 @@ func TestBrokenCodeEndsItsRow(t *testing.T) {
 		}, "still running after"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Play(context.Background(), small(), brokenRow(tc.top), Options{Bound: 200 * time.Millisecond})
+			row := brokenRow(tc.top)
+			row.Code = "checker/compare" // where the broken code lives, as cases/caseNN would
+			res, err := Play(context.Background(), small(), row, Options{Bound: 200 * time.Millisecond})
 			require.NoError(t, err)
 			assert.Contains(t, res.Err, tc.err)
+			if tc.name == "deadlock" {
+				assert.Contains(t, res.Err, "checker/compare/compare_test.go:", "the stuck line is named")
+				assert.Contains(t, res.Err, "sync.Mutex.Lock")
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 
@@ -40,4 +41,40 @@ func signalLoop(g stack.Goroutine) bool {
 		}
 	}
 	return false
+}
+
+// where says where the goroutines running code's package wait, such as
+// "3 goroutines at cases/case01/shop.go:22 in sync.Mutex.Lock", for a row
+// that is stuck: the student's own line, whatever folder the lab is in.
+func where(code string) string {
+	if code == "" || strings.HasSuffix(code, ".go") {
+		return ""
+	}
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	count := map[string]int{}
+	var order []string
+	for _, g := range stack.Parse(string(buf)) {
+		for _, f := range g.Frames {
+			i := strings.Index(f.File, "/"+code+"/")
+			if i < 0 && !strings.HasPrefix(f.File, code+"/") {
+				continue
+			}
+			place := fmt.Sprintf("%s:%d in %s", f.File[i+1:], f.Line, g.State)
+			if count[place] == 0 {
+				order = append(order, place)
+			}
+			count[place]++
+			break
+		}
+	}
+	var out []string
+	for _, p := range order {
+		noun := "goroutines"
+		if count[p] == 1 {
+			noun = "goroutine"
+		}
+		out = append(out, fmt.Sprintf("%d %s at %s", count[p], noun, p))
+	}
+	return strings.Join(out, "; ")
 }

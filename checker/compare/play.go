@@ -245,6 +245,9 @@ func (p *play) change() error {
 // send plays one read of server k at time at. Warm-up reads and tail reads
 // are counted only for staleness.
 func (p *play) send(at time.Time, k int, aside bool) error {
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
 	if err := p.until(at); err != nil {
 		return err
 	}
@@ -259,9 +262,18 @@ func (p *play) send(at time.Time, k int, aside bool) error {
 		return err
 	}
 	if p.pending.Load() > 0 && p.env.Clock.Sleepers() == 0 {
-		return fmt.Errorf("%w: %d reads wait and nothing is asleep on the shop's clock to wake them", errStuck, p.pending.Load())
+		return fmt.Errorf("%w: %d reads wait and nothing is asleep on the shop's clock to wake them%s",
+			errStuck, p.pending.Load(), p.where())
 	}
 	return nil
+}
+
+// where says, after ": ", where the row's code waits, or returns "".
+func (p *play) where() string {
+	if w := where(p.row.Code); w != "" {
+		return ": " + w
+	}
+	return ""
 }
 
 // readKey gives each read's context a value of its own, as each request
@@ -332,7 +344,7 @@ func (p *play) land() error {
 	for steps := 0; p.pending.Load() > 0; steps++ {
 		next, ok := p.env.Clock.Next()
 		if !ok || steps > 100_000 {
-			return fmt.Errorf("%w: %d reads still wait once nothing else happens", errStuck, p.pending.Load())
+			return fmt.Errorf("%w: %d reads still wait once nothing else happens%s", errStuck, p.pending.Load(), p.where())
 		}
 		p.set(next)
 		if err := p.rest(); err != nil {
@@ -364,7 +376,7 @@ func (p *play) rest() error {
 			deadline = time.Now().Add(p.opt.Bound)
 		case time.Now().After(deadline):
 			return fmt.Errorf("the shop's code was still running after %v of real time without coming to rest "+
-				"(a loop that never ends, or a wait on the time package instead of the clock New is given)", p.opt.Bound)
+				"(a loop that never ends, or a wait on the time package instead of the clock New is given)%s", p.opt.Bound, p.where())
 		}
 		if err := p.ctx.Err(); err != nil {
 			return err

@@ -27,16 +27,17 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 	fmt.Fprintf(w, "  %-*s  %10s  %8s  %7s  %8s  %7s  %8s  %s\n", width, "technique",
 		"per expiry", "at once", "count", "longest", "count", "up to", "after the write")
 	for _, r := range results {
-		if r.Err != "" && r.Reads == 0 {
-			fmt.Fprintf(w, "  %-*s  did not run: %s\n", width, label(r), r.Err)
+		if r.Err != "" {
+			fmt.Fprintf(w, "  %-*s  see below\n", width, label(r))
 			continue
 		}
 		fmt.Fprintf(w, "  %-*s  %10d  %8d  %7d  %8s  %7d  %8s  %s\n", width, label(r),
 			r.Source, r.AtOnce, r.Waited, dur(r.Longest), r.Stale, dur(r.StaleBy), left(r))
 	}
 	for _, r := range results {
-		if r.Err != "" && r.Reads > 0 {
-			fmt.Fprintf(w, "  %s did not finish: %s\n", label(r), r.Err)
+		if r.Err != "" {
+			fmt.Fprintf(w, "  %s\n", wrap(fmt.Sprintf("%s did not finish, after %d reads of the window: %s", label(r), r.Reads, r.Err), 76, "    "))
+			continue
 		}
 		if r.Failed > 0 {
 			fmt.Fprintf(w, "  %s: %d reads failed (%s)\n", label(r), r.Failed, r.Problem)
@@ -47,7 +48,7 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 		secs((wl.Before+wl.After)/time.Duration(wl.Buckets)), secs(wl.Before), secs(wl.After))
 	at := int(int64(wl.Before) * int64(wl.Buckets) / int64(wl.Before+wl.After))
 	for _, r := range results {
-		if r.Chart == nil {
+		if r.Chart == nil || r.Err != "" {
 			continue
 		}
 		top := 0
