@@ -39,6 +39,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(rest) > 0 {
 		return usagef("compare takes no arguments, only flags (--servers, --rate, --rebuild, --student)")
 	}
+	wl = wl.Fit()
 	if err := wl.Check(); err != nil {
 		return usagef("compare: %v", err)
 	}

@@ -83,13 +83,30 @@ func TestSeedFigures(t *testing.T) {
 func TestFlagsChangeTheWorkload(t *testing.T) {
 	w := Default()
 	w.Servers, w.Rate, w.Rebuild = 8, 2000, 50*time.Millisecond
-	rs := playAll(t, w)
+	rs := playAll(t, w.Fit())
 	// Each of 8 servers reads every 4 ms, and misses until its own first
 	// load lands, 50 ms after its first read: 13 reads each.
 	assert.Equal(t, 8*13, rs["no protection"].Source, "2,000 reads a second for 50 ms, a little more")
 	assert.True(t, Matches(rs["no protection"].Source, 100), "within the tolerance of the seed's arithmetic")
 	assert.Equal(t, 8, rs["per-process single-flight"].Source)
 	assert.Equal(t, 1, rs["Redis lock"].Source)
+	assert.Zero(t, rs["XFetch"].Waited)
+}
+
+// TestLongRebuild: a rebuild of a second widens the window to ten seconds
+// before the expiry, past case 6's local time to live, and every read is
+// still played at its own time: no wait is longer than the lock's budget
+// and a poll, and XFetch's refreshes all fall inside the window.
+func TestLongRebuild(t *testing.T) {
+	if testing.Short() || raceOn {
+		t.Skip("plays 150,000 reads a row")
+	}
+	w := Default()
+	w.Rebuild = time.Second
+	rs := playAll(t, w.Fit())
+	assert.Equal(t, 1, rs["Redis lock"].Source)
+	assert.Less(t, rs["Redis lock"].Longest, 1200*time.Millisecond, "case 6's losers wait a second and a poll at most")
+	assert.Equal(t, w.Servers, rs["XFetch"].Source)
 	assert.Zero(t, rs["XFetch"].Waited)
 }
 
@@ -103,6 +120,10 @@ func TestWorkloadLimits(t *testing.T) {
 		assert.Error(t, w.Check(), "%+v", w)
 	}
 	assert.NoError(t, Default().Check())
+	assert.Equal(t, Default(), Default().Fit(), "the default window is already fitted to its rebuild")
+	long := Default()
+	long.Rebuild = time.Second
+	assert.Equal(t, 10*time.Second, long.Fit().Before, "XFetch refreshes ln(100) rebuilds early: the window starts ten before")
 }
 
 // broken is a shop whose Top does what its field says.

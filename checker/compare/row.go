@@ -161,11 +161,14 @@ func RedisLock[S Shop](technique, code string, n int, newShop func(*catalog.DB, 
 	return Row{
 		Technique: technique, Code: code, Case: n,
 		Open: func(env *Env, _ int) Shop { return newShop(env.DB, env.Redis(), env.Clock) },
-		// The first read fills Redis a time to live before the expiry; the
-		// second, once every server's copy has lapsed, refills each copy
-		// from Redis a local time to live before it.
+		// The first read fills Redis a time to live before the expiry. The
+		// second, a whole number of local times to live before the expiry
+		// and no later than the window's start, refills each server's copy
+		// from Redis; the window's reads then refill it every local time to
+		// live, the last time exactly one before the expiry.
 		Warm: func(w Workload) []time.Duration {
-			return []time.Duration{-case6SharedTTL - w.Rebuild, -case6LocalTTL}
+			n := (w.Before + case6LocalTTL - 1) / case6LocalTTL
+			return []time.Duration{-case6SharedTTL - w.Rebuild, -n * case6LocalTTL}
 		},
 		Invalidate: func(ctx context.Context, env *Env) error {
 			return env.admin().Del(ctx, "shelf:"+catalog.Bestsellers).Err()

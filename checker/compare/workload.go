@@ -54,6 +54,18 @@ func Default() Workload {
 	}
 }
 
+// Fit sizes the window to the rebuild: XFetch starts its refreshes a few
+// rebuilds before the expiry (about ln(reads per server per rebuild)
+// rebuilds early), so the window starts ten rebuilds before it, and at
+// least 2 s; it ends five rebuilds after, and at least 1 s; and the write
+// comes half way through the rebuild. Default is already fitted.
+func (w Workload) Fit() Workload {
+	w.Before = max(2*time.Second, 10*w.Rebuild)
+	w.After = max(time.Second, 5*w.Rebuild)
+	w.WriteAt = w.Rebuild / 2
+	return w
+}
+
 // Limits on what a workload may ask, so that a run stays within seconds
 // and within the process's goroutines: every read that waits is one.
 const (
@@ -71,6 +83,9 @@ func (w Workload) Check() error {
 		return fmt.Errorf("rate must be from the number of servers (%d) to %d reads a second, not %d", w.Servers, MaxRate, w.Rate)
 	case w.Rebuild <= 0 || w.Rebuild > MaxRebuild:
 		return fmt.Errorf("rebuild must be more than 0 and at most %v, not %v", MaxRebuild, w.Rebuild)
+	case int64(w.Rate)*int64(w.Before+w.After)/int64(time.Second) > 400_000:
+		return fmt.Errorf("the window holds %d reads; compare plays at most 400000 a row",
+			int64(w.Rate)*int64(w.Before+w.After)/int64(time.Second))
 	case w.Rate*int(w.Rebuild/time.Millisecond)/1000 > 20_000:
 		return fmt.Errorf("rate x rebuild is %d reads in one rebuild; compare plays at most 20000 (each is a goroutine)",
 			w.Rate*int(w.Rebuild/time.Millisecond)/1000)

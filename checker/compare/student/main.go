@@ -38,6 +38,7 @@ func run() error {
 	flag.DurationVar(&wl.Rebuild, "rebuild", wl.Rebuild, "how long the source query takes")
 	bound := flag.Duration("bound", 5*time.Second, "how long the code may run without coming to rest")
 	flag.Parse()
+	wl = wl.Fit()
 	if row == nil {
 		return fmt.Errorf("built without a row: `go run ./shop compare --student` builds it with one")
 	}
