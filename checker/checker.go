@@ -11,6 +11,7 @@ import (
 	"stampede/checker/case05"
 	"stampede/checker/case06"
 	"stampede/checker/case07"
+	"stampede/checker/case09"
 	"stampede/checker/check"
 )
 
@@ -24,6 +25,7 @@ func Cases() []check.Case {
 		case05.Case,
 		case06.Case,
 		case07.Case,
+		case09.Case,
 	}
 }
 

@@ -43,6 +43,7 @@ var redisImports = []string{
 // caseImports says, per case, what it may import beyond baseImports.
 var caseImports = map[int][]string{
 	6: redisImports,
+	9: redisImports,
 }
 
 // runtimeAllowed are the only functions of package runtime that student

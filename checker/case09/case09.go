@@ -1,0 +1,116 @@
+// Package case09 is case 9 of the lab, serve stale while one rebuilds: its
+// story for `shop run 9` and its checks for `shop check 9`.
+//
+// It plays on case 6's fleet: shop instances sharing one database and one
+// Redis (the embedded miniredis, or a real server with REDIS_URL), on a
+// clock the checker moves by hand, Redis's time moving with it. The
+// logical expiry lives inside the value, on the shops' clock; the
+// physical one is Redis's. No verdict reads a clock: "nobody waits" is
+// judged with the rebuild held at a gate, and the ages of values with the
+// checker's own clock moves.
+package case09
+
+import (
+	"context"
+	"io"
+	"reflect"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/case06"
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Case describes case 9.
+var Case = check.Case{
+	Number:  9,
+	Title:   "Serve stale while one rebuilds",
+	Chapter: "docs/09-serve-stale.md",
+	Summary: "Case 6's lock is right, and at every expiry the whole fleet's readers wait for its one rebuild: serve the stale value instead.",
+	Checks: []check.Info{
+		{ID: "no-wait", Name: "readers who find a value inside its grace window are served at once, while its rebuild is held",
+			Catches: "case 6's lock alone (every loser waits at each expiry), a rebuild run inline by the reader who wins the lock, and no grace window (EX 30)"},
+		{ID: "one-rebuild", Name: "each expiry makes one source read for the whole fleet, and a fresh value none",
+			Catches: "a rebuild started by every reader who sees stale, an in-process single-flight with no lock in Redis, and a logical expiry compared on the wall clock"},
+		{ID: "bounded", Name: "a stale value starts its rebuild, and nothing older than the physical expiry is served",
+			Catches: "a stale copy in the instance's memory served when Redis has nothing, and a key that outlives its physical expiry"},
+		{ID: "delete", Name: "after the write path's delete, no reader on any instance is served the old value",
+			Catches: "a grace window kept as a second key that the delete misses, a copy in memory, and an invalidation that only marks the value stale"},
+		{ID: "detached", Name: "the rebuild outlives the reader who started it",
+			Catches: "a rebuild run on the request's context, which ends when the reader leaves"},
+		{ID: "failed-rebuild", Name: "a failing rebuild leaves the stale value serving until its physical expiry; then a prompt error; then the list once the source is back",
+			Catches: "a failed rebuild that deletes the stale value or writes the failure to Redis, and a lock kept after a failure"},
+		{ID: "holder-only", Name: "the lock is released only by its holder (case 6's takeover, on a cold miss)",
+			Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"},
+		{ID: "budget", Name: "a reader who finds nothing waits within a budget, then gets a typed \"try again\" error",
+			Catches: "a poll with no bound on a cold miss"},
+		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
+			Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"},
+		{ID: "race", Name: "no data race", Race: true,
+			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
+	},
+	Hints: []string{
+		"Run `go run ./shop run 9`: the readers wait only at the moments the list expires. At those moments a value 30 s old would do; Redis has just thrown it away.",
+		"Keep the list in Redis for 60 s (SET ... EX 60) and write a logical expiry, 30 s on the clock New is given, inside the value: {books, fresh_until}. A reader that finds the value past fresh_until still has something to serve.",
+		"The reader that finds a stale value returns it, and, if it wins the lock (case 6's SET NX PX with a token), starts the rebuild in a goroutine on context.WithoutCancel(ctx): the visitor's context ends when it leaves. Losers of the lock serve the stale value too.",
+		"Only a missing key makes a reader wait, as in case 6. Invalidate deletes the one key, grace window and all. A failed rebuild releases the lock and writes nothing: the stale value serves until Redis drops it. Compare with solutions/case09/shop.go.",
+	},
+}
+
+// Shop is what a case 9 implementation offers: shelves served from the
+// fleet's Redis, and the write path's delete.
+type Shop interface {
+	shelves.Shop
+	// Invalidate is called after the database has committed a change to
+	// the shelf.
+	Invalidate(ctx context.Context, shelf string) error
+}
+
+// NewShop makes one instance of a case 9 shop.
+type NewShop func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop
+
+// Bind binds case 9 to an implementation's constructor.
+func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
+	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return newShop(db, rdb, clk) }
+	lock := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return newShop(db, rdb, clk) }
+	checks := map[string]func(*harness.H) check.Verdict{
+		"no-wait":        func(h *harness.H) check.Verdict { return NoWait(h, mk) },
+		"one-rebuild":    func(h *harness.H) check.Verdict { return OneRebuild(h, mk) },
+		"bounded":        func(h *harness.H) check.Verdict { return Bounded(h, mk) },
+		"delete":         func(h *harness.H) check.Verdict { return AfterDelete(h, mk) },
+		"detached":       func(h *harness.H) check.Verdict { return Detached(h, mk) },
+		"failed-rebuild": func(h *harness.H) check.Verdict { return FailedRebuild(h, mk) },
+		"holder-only":    func(h *harness.H) check.Verdict { return case06.HolderOnly(h, lock) },
+		"budget":         func(h *harness.H) check.Verdict { return case06.BudgetError(h, lock) },
+		"ttl":            func(h *harness.H) check.Verdict { return EveryKeyExpires(h, mk, lock) },
+		"race":           func(h *harness.H) check.Verdict { return Busy(h, mk) },
+	}
+	return harness.Bound{
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			// The story settles its fleet some four hundred times: on a
+			// loaded machine one of them can take longer than a check's
+			// hang bound, and a story that stops there tells nothing.
+			h := harness.New(ctx, pkgOf[S](), storyBound)
+			return Scenario(h, w, args, mk)
+		},
+		Checks: checks,
+	}
+}
+
+// storyBound is how long the story waits for its fleet to settle, once,
+// before it calls the code stuck.
+const storyBound = 4 * harness.DefaultBound
+
+// pkgOf returns the import path of the package that defines S (or what S
+// points to), where its goroutines' stacks show the student's lines.
+func pkgOf[S any]() string {
+	t := reflect.TypeFor[S]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath()
+}

@@ -1,0 +1,211 @@
+package case09
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/case06"
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// scene is one check's fleet of case 9 shops, on case 6's fleet (its
+// world, its clock, its settling), with a database whose queries the
+// checker can hold at a gate or make fail.
+type scene struct {
+	*case06.Fleet
+	shops []Shop
+	db    *plan
+	// filled is when the first fill landed, on the shops' clock: the
+	// scenes count their times from it.
+	filled time.Time
+}
+
+// newScene starts n instances of a shop.
+func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
+	sc := &scene{db: &plan{}}
+	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
+		s := newShop(db, rdb, clk)
+		sc.shops = append(sc.shops, s)
+		return s
+	}
+	f, err := case06.NewFleet(h, case06.ServerURL(), mk, n, 0, sc.db.hook)
+	if err != nil {
+		return nil, err
+	}
+	sc.Fleet = f
+	return sc, nil
+}
+
+// Close lets every held query go, lets the visitors finish, and closes the
+// world.
+func (sc *scene) Close() {
+	sc.db.Open()
+	sc.Fleet.Close()
+}
+
+// visit starts n visitors of one instance. Each visitor's context ends when
+// the visitor leaves, as a request's does when its handler returns.
+func (sc *scene) visit(instance, n int) *harness.Crowd[[]string] {
+	return sc.VisitWith(n, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, leave := context.WithCancel(ctx)
+		defer leave()
+		return sc.shops[instance].Top(ctx, catalog.Bestsellers)
+	})
+}
+
+// burst starts perInstance visitors on every instance.
+func (sc *scene) burst(perInstance int) *harness.Crowd[[]string] {
+	n := len(sc.shops)
+	return sc.VisitWith(n*perInstance, func(ctx context.Context, i int) ([]string, error) {
+		ctx, leave := context.WithCancel(ctx)
+		defer leave()
+		return sc.shops[i%n].Top(ctx, catalog.Bestsellers)
+	})
+}
+
+// fill has one visitor of shop-1 fill the shelf, with the database open,
+// and notes when.
+func (sc *scene) fill() check.Verdict {
+	c := sc.visit(0, 1)
+	if err := sc.Drive(c.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the first visitor, who fills the shelf, was")
+	}
+	if v := shelves.AllGot(c.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("", "the first visitor, on an empty Redis: "+v.Message)
+	}
+	if sc.Reads() != 1 {
+		return check.Failed(count(sc.Reads(), "read"), "the first visitor, on an empty Redis, should make one read")
+	}
+	sc.filled = sc.Now()
+	return check.Passed("")
+}
+
+// until lets time pass, on the shops' clock and in Redis, to d after the
+// fill.
+func (sc *scene) until(d time.Duration) error {
+	if left := sc.filled.Add(d).Sub(sc.Now()); left > 0 {
+		return sc.Elapse(left)
+	}
+	return nil
+}
+
+// settled lets whatever runs come to rest, without moving the clock.
+func (sc *scene) settled() error {
+	return sc.Drive(func() bool { return true }, 0)
+}
+
+// plan is the database's behaviour as the scene wants it: queries pass,
+// wait at a gate, or fail.
+type plan struct {
+	mu   sync.Mutex
+	gate *harness.Gate // when set, every query waits here
+	fail error         // when set, every query fails with it
+	held int           // queries that reached the gate since it was set
+	all  []*harness.Gate
+}
+
+func (p *plan) hook(ctx context.Context, _ string) error {
+	p.mu.Lock()
+	gate, fail := p.gate, p.fail
+	if gate != nil {
+		p.held++
+	}
+	p.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	if gate != nil {
+		return gate.Wait(ctx)
+	}
+	return nil
+}
+
+// Hold holds every later query at a new gate, until Open.
+func (p *plan) Hold() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gate = harness.NewGate()
+	p.held = 0
+	p.all = append(p.all, p.gate)
+}
+
+// Held returns how many queries have reached the gate since Hold.
+func (p *plan) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
+}
+
+// Open lets every held query go on, and every later one pass.
+func (p *plan) Open() {
+	p.mu.Lock()
+	gates := slices.Clone(p.all)
+	p.gate = nil
+	p.mu.Unlock()
+	for _, g := range gates {
+		g.Open()
+	}
+}
+
+// Fail makes every later query fail with err (nil: succeed again).
+func (p *plan) Fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fail = err
+}
+
+// errPrimaryDown is what the failing queries of FailedRebuild return.
+var errPrimaryDown = errors.New("the primary is down")
+
+// lists counts the outcomes that are a list, and says which visitors got
+// something other than the source's list.
+func lists(outs []harness.Outcome[[]string]) (int, string) {
+	want := catalog.Books(catalog.Bestsellers)
+	n := 0
+	for i, o := range outs {
+		switch {
+		case !o.Returned:
+		case o.Panic != "":
+			return n, fmt.Sprintf("visitor %d's call panicked: %s", i+1, o.Panic)
+		case o.Err == nil && !slices.Equal(o.Value, want):
+			return n, fmt.Sprintf("visitor %d got %q, not the source's list", i+1, o.Value)
+		case o.Err == nil:
+			n++
+		}
+	}
+	return n, ""
+}
+
+// returned counts the visitors who have returned.
+func returned(outs []harness.Outcome[[]string]) int {
+	n := 0
+	for _, o := range outs {
+		if o.Returned {
+			n++
+		}
+	}
+	return n
+}
+
+// count says "1 read" or "3 reads".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// at names a moment of a scene by its distance from the fill, "09:00:31".
+func (sc *scene) at(d time.Duration) string {
+	return sc.filled.Add(d).Format("15:04:05.0")
+}
