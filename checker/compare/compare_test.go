@@ -69,6 +69,11 @@ func TestSeedFigures(t *testing.T) {
 	assert.Equal(t, w.Servers, x.Source, "XFetch: one early refresh per server (case 7's cache is per process)")
 	assert.Less(t, x.AtOnce, w.Servers, "XFetch: the refreshes are spread out, not all at once")
 	assert.True(t, x.Left, "XFetch: no invalidation reaches a server's memory")
+	stale := rs["serve stale"]
+	assert.Equal(t, 1, stale.Source, "serve stale: one rebuild for the fleet")
+	assert.Less(t, stale.Longest, w.Rebuild-w.WriteAt+10*time.Millisecond,
+		"serve stale: only the readers after the write's delete wait, for what is left of the rebuild")
+	assert.True(t, stale.Left, "serve stale: the rebuild that began before the write sets the old list after the delete")
 	for name, r := range rs {
 		total := 0
 		for _, n := range r.Chart {

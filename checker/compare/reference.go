@@ -6,6 +6,7 @@ import (
 	"stampede/solutions/case01"
 	"stampede/solutions/case06"
 	"stampede/solutions/case07"
+	"stampede/solutions/case09"
 )
 
 // Reference returns the table's rows on the lab's reference solutions, in
@@ -16,8 +17,6 @@ import (
 //     to live, so the warm-up must fill them at one moment and let the
 //     jitter spread their expiries (Warm as now; its New will take a random
 //     source, as case 7's does).
-//   - case 9, serve stale: readers are served the old value while one
-//     rebuild runs; the stale columns are its cost.
 //   - case 10, leases: a write invalidates the outstanding lease, so the
 //     stale-value-left column should read "no" there; its Invalidate must
 //     go through the lease's delete, not a plain DEL.
@@ -27,6 +26,7 @@ func Reference() []Row {
 		SingleFlight("per-process single-flight", "solutions/case01", 1, case01.New),
 		RedisLock("Redis lock", "solutions/case06", 6, case06.New),
 		XFetch("XFetch", "solutions/case07", 7, case07.New),
+		ServeStale("serve stale", "solutions/case09", 9, case09.New),
 	}
 }
 
@@ -47,6 +47,7 @@ func Cases() []Adapter {
 		{Case: 1, Technique: "per-process single-flight", Func: "SingleFlight"},
 		{Case: 6, Technique: "Redis lock", Func: "RedisLock"},
 		{Case: 7, Technique: "XFetch", Func: "XFetch"},
+		{Case: 9, Technique: "serve stale", Func: "ServeStale"},
 	}
 }
 

@@ -180,6 +180,24 @@ func RedisLock[S Shop](technique, code string, n int, newShop func(*catalog.DB, 
 	}
 }
 
+// ServeStale is a row for a case-9-shaped shop: New(db, rdb, clk) as in
+// case 6, with no copy in memory, and a value that goes stale (its logical
+// expiry, 30 s, inside the value) long before Redis drops it. One fill a
+// logical time to live before the expiry makes it stale at the expiry.
+func ServeStale[S Shop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	r := RedisLock(technique, code, n, newShop)
+	r.Warm = nil
+	r.Seed = Seed{
+		Reads:  func(Workload) int { return 1 },
+		NoMiss: true,
+		Says:   "one rebuild, and readers never wait",
+		Why: "the waits are the write's, not the expiry's: the writer's delete, half way through the rebuild, " +
+			"leaves nothing stale to serve, and the readers after it wait for the rebuild, as case 9 means a delete " +
+			"to do (its grace window is for a value that aged, never for one known to be wrong)",
+	}
+	return r
+}
+
 // admin returns the writer's own client.
 func (e *Env) admin() *redis.Client { return e.Redis() }
 
