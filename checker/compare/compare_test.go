@@ -67,7 +67,11 @@ func TestSeedFigures(t *testing.T) {
 	x := rs["XFetch"]
 	assert.Zero(t, x.Waited, "XFetch: nobody sees a miss")
 	assert.Equal(t, w.Servers, x.Source, "XFetch: one early refresh per server (case 7's cache is per process)")
-	assert.Less(t, x.AtOnce, w.Servers, "XFetch: the refreshes are spread out, not all at once")
+	if w.Servers == Default().Servers {
+		// With ten servers the spread is ten draws, and all ten refreshes
+		// may overlap; with a hundred, they cannot all.
+		assert.Less(t, x.AtOnce, w.Servers, "XFetch: the refreshes are spread out, not all at once")
+	}
 	assert.True(t, x.Left, "XFetch: no invalidation reaches a server's memory")
 	stale := rs["serve stale"]
 	assert.Equal(t, 1, stale.Source, "serve stale: one rebuild for the fleet")
