@@ -62,7 +62,7 @@ commands:
       --solution         ... on the reference solution instead
       --timeline         ... and draw each visitor's wait
       --cases DIR        ... on DIR's cases/ (another clone)
-      --redis URL        case 6: ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
+      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
@@ -70,7 +70,7 @@ commands:
       --repeat K         run each check K times (default 3)
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
-      --redis URL        case 6: check on a real Redis or Valkey server
+      --redis URL        the Redis cases (6, 8, 9, 10): check on a real Redis or Valkey server
       --no-race          quicker while you work, but no case counts as passed without the race check
       --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
