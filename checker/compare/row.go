@@ -39,7 +39,9 @@ type Row struct {
 	Forever bool
 	// Invalidate is what the writer does to the cache after it changes the
 	// catalogue, as cache-aside does: delete the shared key. Nil when the
-	// cache lives in each server's memory, which a writer cannot reach.
+	// cache lives in each server's memory, which a writer cannot reach, or
+	// when the code has a write path of its own, an Invalidate(ctx, shelf)
+	// method (case 9), which the writer then calls on server 0's shop.
 	Invalidate func(ctx context.Context, env *Env) error
 	// Seed is what seed 002 says the row should show.
 	Seed Seed
@@ -187,6 +189,7 @@ func RedisLock[S Shop](technique, code string, n int, newShop func(*catalog.DB, 
 func ServeStale[S Shop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
 	r := RedisLock(technique, code, n, newShop)
 	r.Warm = nil
+	r.Invalidate = nil // its own Invalidate, the write path's half
 	r.Seed = Seed{
 		Reads:  func(Workload) int { return 1 },
 		NoMiss: true,
