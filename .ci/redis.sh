@@ -80,7 +80,7 @@ url="redis://127.0.0.1:$port/0"
 say "$(redis-server --version | cut -d' ' -f1-3) on $url (pid $pid)"
 
 # The Redis cases: each new case on Redis adds its number here.
-redis_cases=(6 9)
+redis_cases=(6 9 10)
 
 for n in "${redis_cases[@]}"; do
 	nn=$(printf '%02d' "$n")

@@ -12,6 +12,7 @@ import (
 	"stampede/checker/case06"
 	"stampede/checker/case07"
 	"stampede/checker/case09"
+	"stampede/checker/case10"
 	"stampede/checker/check"
 )
 
@@ -26,6 +27,7 @@ func Cases() []check.Case {
 		case06.Case,
 		case07.Case,
 		case09.Case,
+		case10.Case,
 	}
 }
 

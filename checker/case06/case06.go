@@ -45,6 +45,7 @@ var Case = check.Case{
 		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
 			Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"},
 		tokensInfo,
+		ExploreInfo,
 		panicInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
@@ -72,10 +73,11 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"ttl":          EveryKeyExpires,
 		"race":         Busy,
 		"panic":        Panics,
+		"explore":      ExploreFleet,
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
+			return Scenario(ctx, w, args, mk, pkgOf[S]())
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{},
 	}

@@ -30,13 +30,18 @@ const (
 // Redis the fleet shares, and every instance has a burst of visitors. It
 // plays the burst three times, each on a fresh Redis: with no protection,
 // with the in-process single-flight alone, and on the code under test.
-func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) error {
+func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 6", flag.ContinueOnError)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many visitors each instance has at 09:00")
 	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	seed := fs.Uint64("seed", 0, "play the explorer's fleet scene of this seed (from a failed explore check) instead of the story")
+	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err

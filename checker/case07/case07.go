@@ -38,6 +38,7 @@ var Case = check.Case{
 			Catches: "beta ignored, or divided by instead of multiplied"},
 		{ID: "one-flight", Name: "only one recompute runs at a time for a key",
 			Catches: "XFetch without single-flight: two readers who both draw an early recompute both run it"},
+		ExploreInfo,
 		panicInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "the cache, the flight table or a refreshing flag read or written outside the lock, by the background recompute or by a reader"},
@@ -78,6 +79,7 @@ func Bind[S Shop](newShop func(*catalog.DB, clock.Clock, func() float64, time.Du
 			"one-flight": func(h *harness.H) check.Verdict { return OneFlight(h, mk) },
 			"race":       func(h *harness.H) check.Verdict { return Busy(h, mk) },
 			"panic":      func(h *harness.H) check.Verdict { return Panics(h, mk) },
+			"explore":    func(h *harness.H) check.Verdict { return Explore(h, mk) },
 		},
 	}
 }

@@ -35,8 +35,12 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop New) error {
 	fs.Float64Var(&tr.shop.beta, "beta", tr.shop.beta, "XFetch's beta: larger recomputes earlier")
 	fs.Uint64Var(&tr.shop.seed, "seed", tr.shop.seed, "the seed of the shop's random source")
 	fs.DurationVar(&tr.shop.cost, "cost", tr.shop.cost, "how long the bestseller query takes, up to "+maxCost.String())
+	scene := fs.Uint64("scene", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *scene != 0 {
+		return exploreStory(h, w, newShop, *scene)
 	}
 	if tr.shop.cost <= 0 || tr.shop.cost > maxCost {
 		return &harness.FlagError{Err: fmt.Errorf("--cost must be more than 0 and at most %v, not %v", maxCost, tr.shop.cost)}

@@ -86,6 +86,7 @@ type query struct {
 // read is one reader's visit.
 type read struct {
 	shop          int
+	shelf         string
 	arrived, left time.Time
 	returned      bool
 	err           error
@@ -324,7 +325,7 @@ const fallback = 2 * time.Millisecond
 func (w *world) arrive(ev event) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.reads = append(w.reads, read{shop: ev.shop, arrived: w.clk.Now()})
+	w.reads = append(w.reads, read{shop: ev.shop, shelf: ev.shelf, arrived: w.clk.Now()})
 	return len(w.reads) - 1
 }
 
@@ -336,7 +337,7 @@ func (w *world) answer(i int, shelf string, books []string, err error) {
 	r := &w.reads[i]
 	r.left, r.returned, r.err = now, true, err
 	if err == nil && !slices.Equal(books, w.want[shelf]) {
-		r.wrong = slices.Clone(books)
+		r.wrong = append([]string{}, books...) // not nil, even for a nil list
 	}
 }
 

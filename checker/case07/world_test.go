@@ -42,6 +42,7 @@ var checks = map[string]func(*harness.H, New) check.Verdict{
 	"one-flight": OneFlight,
 	"race":       Busy,
 	"panic":      Panics,
+	"explore":    Explore,
 }
 
 func TestEveryCheckHasAFunction(t *testing.T) {
@@ -59,7 +60,7 @@ func TestVerdicts(t *testing.T) {
 		mk    New
 		fails []string
 	}{
-		"shipped":  {shippedShop, []string{"no-wait", "delta", "beta"}},
+		"shipped":  {shippedShop, []string{"no-wait", "delta", "beta", "explore"}},
 		"solution": {solutionShop, nil},
 	} {
 		for _, in := range Case.Checks {

@@ -408,6 +408,17 @@ func (w *world) badError(i int) string {
 		}
 		return fmt.Sprintf("%s got %q though its own context was live", name, v.err.Error())
 	}
+	// The last query of the shelf that had ended before the visitor came.
+	var last *query
+	for _, q := range w.queries {
+		if q.shelf == vis.Shelf && q.end != 0 && q.end < v.arrived && (last == nil || q.end > last.end) {
+			last = q
+		}
+	}
+	if last != nil && last.landed() {
+		return fmt.Sprintf("%s asked at %s, after %s had landed with the list at %s, and got an error that no query had: %v",
+			name, at(vis.At), last.name(), at(last.endAt), v.err)
+	}
 	for _, q := range w.queries {
 		stale := q.shelf == vis.Shelf && q.end != 0 && q.end < v.arrived && q.endRest < v.arriveRest
 		if stale && q.panicked {

@@ -42,8 +42,9 @@ var redisImports = []string{
 
 // caseImports says, per case, what it may import beyond baseImports.
 var caseImports = map[int][]string{
-	6: redisImports,
-	9: redisImports,
+	6:  redisImports,
+	9:  redisImports,
+	10: redisImports,
 }
 
 // runtimeAllowed are the only functions of package runtime that student

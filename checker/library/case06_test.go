@@ -1,15 +1,15 @@
 package library
 
 var _ = register(6,
-	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget"}},
-	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl"}},
-	entry{dir: "wrong/setthenexpire", fails: []string{"ttl"}},
-	entry{dir: "wrong/plaindel", fails: []string{"holder-only"}},
+	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore"}},
+	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore"}},
+	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore"}},
+	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "explore"}},
 	entry{dir: "wrong/getthendel", fails: []string{"holder-only"}},
-	entry{dir: "wrong/sametoken", fails: []string{"holder-only", "tokens"}},
+	entry{dir: "wrong/sametoken", fails: []string{"holder-only", "tokens", "explore"}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
 	entry{dir: "wrong/countertoken", fails: []string{"tokens"}},
-	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget"}},
+	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "explore"}},
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
@@ -21,20 +21,33 @@ var _ = register(6,
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
-	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget"}},
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget"}, maybe: map[string]string{
+		"explore": "caught in 20 scenes of 40: a run of 16 misses it once in 65,000",
+	}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore"}},
 	// A holder stopped between its own commands (hole 2).
-	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
+	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}, maybe: map[string]string{
+		"explore": "caught when a visitor of another instance misses the shelf between the early release and the write (1 run in 3 seen)",
+	}},
 	// A dead holder's lock kept alive (hole 2).
 	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
 	entry{dir: "wrong/watchdog", fails: []string{"lock-expires"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
-	entry{dir: "wrong/rpushexpire", fails: []string{"ttl"}},
-	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl"}},
+	entry{dir: "wrong/rpushexpire", fails: []string{"ttl", "explore"}},
+	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl", "explore"}},
 	// Right designs the checks used to fail (hole 5).
 	entry{dir: "right/fencing"},
 	entry{dir: "right/pubsub"},
 	entry{dir: "right/setnxget"},
 	entry{dir: "right/watchmulti"},
 	entry{dir: "right/redsync"},
+	// Issue 12: the explorer. A wrong answer fails explore when one of its
+	// scenes stages its bug. Of 40 scenes, 24 catch each of the entries
+	// below, plaindel and sametoken (a takeover comes in half the scenes),
+	// 26 the shipped code, 27 losersquery, 30 shortlock: a run of 16
+	// scenes misses them with a chance below 5e-7. Only the explorer asks
+	// for two shelves on one fleet:
+	entry{dir: "wrong/explore-onekey", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-flightkey", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-onecopy", fails: []string{"explore"}},
 )

@@ -5,16 +5,20 @@ package library
 // known-wrong entries were written from the reference before it recovered
 // a panicking recompute, and fail "panic" as well as their own check.
 var _ = register(7,
-	entry{dir: "shipped", fails: []string{"no-wait", "delta", "beta"}},
-	entry{dir: "wrong/fixedwindow", fails: []string{"per-window", "delta", "beta", "one-flight", "panic"}},
+	entry{dir: "shipped", fails: []string{"no-wait", "delta", "beta", "explore"}},
+	entry{dir: "wrong/fixedwindow", fails: []string{"per-window", "delta", "beta", "one-flight", "panic"}, maybe: map[string]string{
+		"explore": "caught in 13 scenes of 30 (two recomputes at once when its window opens under a burst)",
+	}},
 	entry{dir: "wrong/logzero", fails: []string{"late", "panic"}},
-	entry{dir: "wrong/signflip", fails: []string{"per-window", "late", "delta", "beta", "panic"}},
-	entry{dir: "wrong/fixeddelta", fails: []string{"no-wait", "delta", "beta", "panic"}},
+	entry{dir: "wrong/signflip", fails: []string{"per-window", "late", "delta", "beta", "panic", "explore"}},
+	entry{dir: "wrong/fixeddelta", fails: []string{"no-wait", "delta", "beta", "panic"}, maybe: map[string]string{
+		"explore": "caught in 6 scenes of 30 (a scene whose query costs differ from its fixed delta), so in 93% of runs",
+	}},
 	entry{dir: "wrong/nobeta", fails: []string{"beta", "panic"}},
-	entry{dir: "wrong/nosingleflight", fails: []string{"per-window", "one-flight", "panic"}},
-	entry{dir: "wrong/missstampede", fails: []string{"per-window", "one-flight", "panic"}},
-	entry{dir: "wrong/stale", fails: []string{"no-wait", "delta", "beta", "panic"}},
-	entry{dir: "wrong/forever", fails: []string{"no-wait", "per-window", "late", "delta", "beta", "panic"}},
+	entry{dir: "wrong/nosingleflight", fails: []string{"per-window", "one-flight", "panic", "explore"}},
+	entry{dir: "wrong/missstampede", fails: []string{"per-window", "one-flight", "panic", "explore"}},
+	entry{dir: "wrong/stale", fails: []string{"no-wait", "delta", "beta", "panic", "explore"}},
+	entry{dir: "wrong/forever", fails: []string{"no-wait", "per-window", "late", "delta", "beta", "panic", "explore"}},
 	entry{dir: "wrong/racy", fails: []string{"race", "panic"}},
 	entry{dir: "wrong/norecover", fails: []string{"panic"}},
 	entry{dir: "wrong/flightleft", fails: []string{"panic"}},
@@ -33,11 +37,18 @@ var _ = register(7,
 	// Draws that do not vary from read to read (hole 10).
 	entry{dir: "wrong/meanhead", fails: []string{"late", "delta", "beta"}},
 	entry{dir: "wrong/ownseed", fails: []string{"delta", "beta"}},
-	entry{dir: "wrong/onceu", fails: []string{"no-wait", "late"}},
+	entry{dir: "wrong/onceu", fails: []string{"no-wait", "late"}, maybe: map[string]string{
+		"explore": "caught in 7 scenes of 30",
+	}},
 	entry{dir: "right/inline"},
 	entry{dir: "right/redraw"},
 	entry{dir: "right/xsync"},
 	entry{dir: "right/closedform"},
 	entry{dir: "right/refresher"},
 	entry{dir: "right/expform"}, // u < exp(-g/(delta*beta)), no logarithm (hole 11)
+	// Issue 12: the explorer's scenes are drawn from a seed the check picks,
+	// so an entry caught in some scenes only is a maybe (a fraction of 12).
+	entry{dir: "wrong/explore-onekey", fails: []string{"explore"}},   // 27 scenes of 30
+	entry{dir: "wrong/explore-onestamp", fails: []string{"explore"}}, // 26 of 30
+	entry{dir: "wrong/explore-warmflag", fails: []string{"explore"}}, // 26 of 30
 )

@@ -41,6 +41,13 @@ type DB struct {
 	queries map[string]int
 	busy    time.Duration
 	written map[string][]string // shelf -> its books since Write, for this database only
+
+	// The price table of the write-path cases (rows.go), made on first use.
+	readHook, commitHook RowHook
+	rows                 map[string]Row
+	rowReads             map[string]int
+	writes               int
+	txn                  chan struct{} // one write at a time
 }
 
 // Option configures a DB.

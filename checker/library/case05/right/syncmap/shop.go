@@ -3,7 +3,8 @@
 // the query. The query runs on a goroutine of its own, on a context
 // without its starter's cancellation, so every visitor, the starter too,
 // can stop waiting; a deferred function lands the flight, panic, Goexit or
-// not (an ok flag written after the query says which).
+// not (a returned flag written after the query says which; it must be set
+// on every way out, the cache-hit return too).
 //
 // Verdict: passes every check.
 package syncmap
@@ -50,11 +51,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
-	ok := false
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
 			f.books, f.err = nil, fmt.Errorf("query %s panicked: %v", shelf, r)
-		} else if !ok {
+		} else if !returned {
 			f.books, f.err = nil, errors.New("query "+shelf+" exited without returning")
 		}
 		if f.err == nil {
@@ -65,10 +66,10 @@ func (s *Shop) fly(ctx context.Context, shelf string, f *flight) {
 	}()
 	// The cache may have been filled between our look and LoadOrStore, by
 	// a flight that has since landed.
-	if b, ok := s.cache.Load(shelf); ok {
-		f.books = b.([]string)
+	if b, hit := s.cache.Load(shelf); hit {
+		f.books, returned = b.([]string), true
 		return
 	}
 	f.books, f.err = s.db.Top(ctx, shelf)
-	ok = true
+	returned = true
 }

@@ -1,0 +1,88 @@
+package case07
+
+import (
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	rclosedform "stampede/checker/library/case07/right/closedform"
+	rexpform "stampede/checker/library/case07/right/expform"
+	rinline "stampede/checker/library/case07/right/inline"
+	rredraw "stampede/checker/library/case07/right/redraw"
+	rrefresher "stampede/checker/library/case07/right/refresher"
+	rxsync "stampede/checker/library/case07/right/xsync"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// The explorer's statistical invariants are only as good as its bounds:
+// every scene it can draw must have a chance of a missed window below
+// missTail, and a lead G shorter than the time to live (or the early rule
+// could catch nothing).
+func TestEveryDrawnSceneHasItsBounds(t *testing.T) {
+	for seed := uint64(1); seed < 2000; seed++ {
+		sc := drawScene(seed)
+		require.LessOrEqual(t, sc.missChance(), missTail, "%d: %s", seed, sc)
+		require.Less(t, sc.earlyLead(), sc.TTL*3/4, "%d: %s", seed, sc)
+		require.Greater(t, sc.earlyLead(), denseLeads*sc.Cost, "%d: %s", seed, sc)
+	}
+	assert.Equal(t, drawScene(9), drawScene(9))
+}
+
+func TestExploreScenesOfTheSolution(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays minutes of virtual traffic")
+	}
+	began := time.Now()
+	v := exploreRun(newH(), solutionShop, 1, 20)
+	assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
+	t.Logf("%s in %v", v.Figure, time.Since(began))
+	v = exploreRun(newH(), shippedShop, 1, 5)
+	assert.False(t, v.Pass)
+	t.Logf("shipped: %s: %s", v.Figure, v.Message)
+}
+
+var (
+	rightScenes = flag.Int("scenes", 30, "how many explorer scenes each right answer of case 7 must pass in a row")
+	rightSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
+)
+
+// TestExploreRightAnswers plays -scenes scenes (run it with -scenes 1000
+// for the proof) on the solution and every known-right entry: none may
+// fail. (Not in parallel: the world waits for the whole process to rest.)
+func TestExploreRightAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays minutes of virtual traffic")
+	}
+	for name, mk := range map[string]New{
+		"solution": solutionShop,
+		"closedform": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rclosedform.New(db, c, r, ttl, b)
+		},
+		"expform": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rexpform.New(db, c, r, ttl, b)
+		},
+		"inline": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rinline.New(db, c, r, ttl, b)
+		},
+		"redraw": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rredraw.New(db, c, r, ttl, b)
+		},
+		"refresher": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rrefresher.New(db, c, r, ttl, b)
+		},
+		"xsync": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+			return rxsync.New(db, c, r, ttl, b)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			began := time.Now()
+			v := exploreRun(newH(), mk, *rightSeed, *rightScenes)
+			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
+			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
+		})
+	}
+}

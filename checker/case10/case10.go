@@ -1,0 +1,82 @@
+// Package case10 is case 10 of the lab, the stale set: its story for
+// `shop run 10` and its checks for `shop check 10`.
+//
+// The shops talk to Redis through the real go-redis client, on an embedded
+// miniredis by default or on a real server with REDIS_URL, as in case 6
+// (world.go, tap.go and clock.go are case 6's, with the time of each
+// command noted for the story). The database is the catalog's price
+// table: a row per book with a version, read by a query the checker can
+// hold after the row is read, and written in a transaction the checker can
+// hold just before its commit. With those two gates and a hold on any one
+// Redis command, each check forces one interleaving of a read and a write,
+// and then asks a visitor on a fresh instance what the price is.
+package case10
+
+import (
+	"context"
+	"io"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Case describes case 10.
+var Case = check.Case{
+	Number:  10,
+	Title:   "The stale set",
+	Chapter: "docs/10-stale-set.md",
+	Summary: "A price change leaves the old price in Redis for a whole time to live: delete after the commit, and let a lease refuse the slow read's fill.",
+	Checks: []check.Info{
+		{ID: "delete-after-commit", Name: "a read while a write is still uncommitted does not leave the old price in Redis",
+			Catches: "a delete before the commit: a read between the delete and the commit stores the old row with a fresh time to live"},
+		{ID: "delete-not-set", Name: "two writes whose cache updates cross leave the last committed price, not the older one",
+			Catches: "a write path that sets the new price in Redis instead of deleting it: the last SET wins, and it may carry the older price"},
+		{ID: "stale-set", Name: "a read that read the row before a write's commit cannot store it after the write's delete",
+			Catches: "the stale set: a plain SET after a delete after commit, a delete that leaves the lease, a lease checked with GET and then SET, a version compared as text, and a delayed second delete"},
+		{ID: "slow-leader", Name: "a filler whose lease expired while another took over is refused (CONFLICT), and what it read is not stored",
+			Catches: "a lease token that is the same for every filler, and a fill that checks only that some lease exists"},
+		{ID: "lease-coalesces", Name: "while one filler holds the lease nobody else reads the row; the others wait for its fill, within a bound",
+			Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"},
+		{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
+			Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"},
+		tokensInfo,
+		{ID: "race", Name: "no data race", Race: true,
+			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
+	},
+	Hints: []string{
+		"Write the races down with times: a read misses at .000 and its query returns the row as it was at .000; a write commits at .003. What does each of them send to Redis, and in which order can those commands land?",
+		"Move the delete after the commit, and make it a delete, never a SET of the new price: a SET carries a value, and a slower SET of an older value can land after it. What is still wrong? A read that read before the commit and stores after the delete.",
+		"Give every miss a lease: SET lease:<key> <random token> NX PX 2000. Only the winner reads the row; the others poll Redis (about every 50 ms, on the clock New is given) and give up after a second with an error.",
+		"The fill stores the price only if the lease still holds its token, and the check and the SET are one step: a Lua script (redis.NewScript). The write path's delete removes the price and the lease in one DEL, so a fill that read before the commit is refused; return a typed ErrConflict for it, and read again.",
+		"Compare with solutions/case10/shop.go, and read the chapter's table: which techniques stop the stampede, and which stop the stale set.",
+	},
+}
+
+// Bind binds case 10 to an implementation's constructor.
+func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
+	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return newShop(db, rdb, clk) }
+	checks := map[string]func(*harness.H, NewShop) check.Verdict{
+		"delete-after-commit": DeleteAfterCommit,
+		"delete-not-set":      DeleteNotSet,
+		"stale-set":           StaleSet,
+		"slow-leader":         SlowLeader,
+		"lease-coalesces":     LeaseCoalesces,
+		"ttl":                 EveryKeyExpires,
+		"tokens":              Tokens,
+		"race":                Busy,
+	}
+	bound := harness.Bound{
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			return Scenario(ctx, w, args, mk)
+		},
+		Checks: map[string]func(*harness.H) check.Verdict{},
+	}
+	for id, fn := range checks {
+		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
+	}
+	return bound
+}

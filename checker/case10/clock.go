@@ -1,0 +1,141 @@
+package case10
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// manual is the shops' clock during a check: it stands still until the
+// checker moves it. A shop that sleeps on it waits on a channel, so a
+// settled process is one where every poller is asleep on this clock, and
+// the checker decides when each of them wakes.
+type manual struct {
+	grain    time.Duration // see tick; 0 wakes each sleeper at its own time
+	mu       sync.Mutex
+	now      time.Time
+	sleepers []*sleeper
+}
+
+type sleeper struct {
+	at   time.Time
+	wake chan struct{}
+}
+
+// nine is the moment every check starts at: 09:00, when the list expires.
+var nine = time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC)
+
+func newManual() *manual { return &manual{now: nine, grain: tick} }
+
+// newExact returns a clock that wakes each sleeper at its own time, for the
+// story's timelines.
+func newExact() *manual { return &manual{now: nine} }
+
+// Now returns the clock's time.
+func (c *manual) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Sleep waits until the clock has been moved d forward, or ctx is done.
+func (c *manual) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	s := &sleeper{wake: make(chan struct{})}
+	c.mu.Lock()
+	s.at = c.now.Add(d)
+	c.sleepers = append(c.sleepers, s)
+	c.mu.Unlock()
+	select {
+	case <-s.wake:
+		return nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		if i := slices.Index(c.sleepers, s); i >= 0 {
+			c.sleepers = slices.Delete(c.sleepers, i, i+1)
+		}
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// tick is the clock's grain: Next wakes together the sleepers due within
+// one tick of the earliest, as a real clock's timers would, so that a
+// hundred jittered polls do not need a hundred moves of the clock.
+const tick = 10 * time.Millisecond
+
+// Next moves the clock to the earliest wake-up time, or up to one tick past
+// it, and wakes everyone due by then. It reports false when nobody sleeps
+// on the clock.
+func (c *manual) Next() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.sleepers) == 0 {
+		return false
+	}
+	earliest := c.sleepers[0].at
+	for _, s := range c.sleepers {
+		if s.at.Before(earliest) {
+			earliest = s.at
+		}
+	}
+	until := earliest.Add(c.grain)
+	for _, s := range c.sleepers {
+		if !s.at.After(until) && s.at.After(c.now) {
+			c.now = s.at
+		}
+	}
+	c.sleepers = slices.DeleteFunc(c.sleepers, func(s *sleeper) bool {
+		if s.at.After(c.now) {
+			return false
+		}
+		close(s.wake)
+		return true
+	})
+	return true
+}
+
+// Earliest returns the earliest wake-up time, if anyone sleeps.
+func (c *manual) Earliest() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.sleepers) == 0 {
+		return time.Time{}, false
+	}
+	earliest := c.sleepers[0].at
+	for _, s := range c.sleepers {
+		if s.at.Before(earliest) {
+			earliest = s.at
+		}
+	}
+	return earliest, true
+}
+
+// Set moves the clock to t and wakes everyone due by then. It reports
+// false, and does nothing, when t is not after the clock's time.
+func (c *manual) Set(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !t.After(c.now) {
+		return false
+	}
+	c.now = t
+	c.sleepers = slices.DeleteFunc(c.sleepers, func(s *sleeper) bool {
+		if s.at.After(c.now) {
+			return false
+		}
+		close(s.wake)
+		return true
+	})
+	return true
+}
+
+// Sleepers returns how many goroutines sleep on the clock.
+func (c *manual) Sleepers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.sleepers)
+}

@@ -1,0 +1,156 @@
+// Package warmflag is a known-wrong answer to case 7: it takes "after the
+// first fill no read waits" for the whole shop. Once any shelf has been
+// filled, a reader who finds its list expired or missing starts the
+// recompute and is served what the cache holds. With one shelf that is a
+// stale list at worst, which XFetch's early refresh makes rare; a reader
+// of a second shelf, never filled, gets nothing.
+//
+// Verdict: fails explore only (the other checks read one shelf).
+package warmflag
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Shop serves the shop's shelves from a cache in front of the catalog.
+type Shop struct {
+	db     *catalog.DB
+	clk    clock.Clock
+	random func() float64
+	ttl    time.Duration
+	beta   float64
+
+	mu      sync.Mutex
+	warm    bool               // the first fill has landed, guarded by mu
+	cache   map[string]entry   // shelf -> its books, guarded by mu
+	flights map[string]*flight // shelf -> its recompute in progress, guarded by mu
+}
+
+// entry is a cached list, how long the query that made it took, and when
+// it stops being served.
+type entry struct {
+	books  []string
+	delta  time.Duration
+	expiry time.Time
+}
+
+// flight is one recompute of a shelf. done is closed when it has ended;
+// books and err are set before that.
+type flight struct {
+	done  chan struct{}
+	books []string
+	err   error
+}
+
+// New returns a shop with an empty cache in front of db.
+func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Duration, beta float64) *Shop {
+	return &Shop{
+		db:      db,
+		clk:     clk,
+		random:  random,
+		ttl:     ttl,
+		beta:    beta,
+		cache:   make(map[string]entry),
+		flights: make(map[string]*flight),
+	}
+}
+
+// Top returns a shelf's books. While the list is fresh every reader gets it
+// at once, and now and then one of them, more likely the nearer the list is
+// to expiring, starts a recompute in the background. Only a reader who
+// finds no fresh list waits, for the one recompute in flight. Every reader
+// shares the one cached slice, as singleflight shares its value: callers
+// must treat it as read-only, which keeps a hit free of copying.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	now := s.clk.Now()
+	s.mu.Lock()
+	e, ok := s.cache[shelf]
+	if ok && now.Before(e.expiry) {
+		// A lucky draw while a recompute is already in flight changes
+		// nothing: one recompute at a time is enough.
+		if s.flights[shelf] == nil && s.early(now, e) {
+			s.launch(ctx, shelf)
+		}
+		s.mu.Unlock()
+		return e.books, nil
+	}
+	f := s.flights[shelf]
+	if f == nil {
+		f = s.launch(ctx, shelf)
+	}
+	if s.warm {
+		// After the first fill no read waits: serve what the cache has
+		// while the recompute runs.
+		s.mu.Unlock()
+		return e.books, nil
+	}
+	s.mu.Unlock()
+
+	select {
+	case <-f.done:
+		return f.books, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// early reports whether this read should recompute e now: XFetch's rule,
+// now - delta*beta*ln(u) >= expiry. -ln(u) is exponentially distributed,
+// so the chance rises smoothly as expiry nears, and the head start scales
+// with delta: a slow query starts its recompute earlier.
+func (s *Shop) early(now time.Time, e entry) bool {
+	u := 1 - s.random() // in (0, 1]: ln(0) would be minus infinity
+	gap := time.Duration(-float64(e.delta) * s.beta * math.Log(u))
+	return !now.Add(gap).Before(e.expiry)
+}
+
+// launch starts the one recompute of shelf and returns its flight. The
+// caller holds s.mu.
+func (s *Shop) launch(ctx context.Context, shelf string) *flight {
+	f := &flight{done: make(chan struct{})}
+	s.flights[shelf] = f
+	// The recompute outlives the reader who started it, so it must not be
+	// cancelled with the reader's context; it keeps the context's values.
+	// It loses the deadline too: if the database hangs, the flight stays in
+	// the table and blocks every later refresh. Production code adds
+	// context.WithTimeout; the lab leaves it out, as chapter 6 explains.
+	go s.recompute(context.WithoutCancel(ctx), shelf, f)
+	return f
+}
+
+// recompute queries the database for shelf, measuring how long it takes,
+// stores the answer, and ends the flight. It ends the flight however the
+// query ends: a panic here, on a goroutine of our own, would stop the
+// whole shop, and a flight left in the table would stop every refresh
+// after it. (A runtime.Goexit is told from a return by returned, as in
+// case 5.)
+func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
+	began := s.clk.Now()
+	returned := false
+	defer func() {
+		if r := recover(); r != nil {
+			// Production code keeps the stack too (runtime/debug.Stack) or logs it.
+			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s panicked: %v", shelf, r)
+		} else if !returned {
+			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s ended its goroutine (runtime.Goexit)", shelf)
+		}
+		now := s.clk.Now()
+		s.mu.Lock()
+		if f.err == nil {
+			s.cache[shelf] = entry{books: f.books, delta: now.Sub(began), expiry: now.Add(s.ttl)}
+			s.warm = true
+		}
+		delete(s.flights, shelf)
+		s.mu.Unlock()
+		close(f.done)
+	}()
+	f.books, f.err = s.db.Top(ctx, shelf)
+	returned = true
+}

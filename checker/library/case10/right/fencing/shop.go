@@ -1,0 +1,139 @@
+// Package fencing is a known-right answer to case 10, written otherwise
+// than the reference: the lease is a fencing counter. Each book has an
+// epoch in Redis that every write bumps after its commit, in the same
+// script that deletes the price. A filler notes the epoch before it reads
+// the row, and its fill is stored only if the epoch has not moved: a
+// write that committed since the read has bumped it. A lock (SET NX PX)
+// keeps the fill to one instance at a time.
+package fencing
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	priceTTL = 30 * time.Second
+	lockTTL  = 3 * time.Second
+	epochTTL = time.Hour // long enough to outlive any read; a lost epoch only refuses a fill
+	poll     = 40 * time.Millisecond
+	patience = 25 // polls before giving up
+)
+
+// ErrConflict is a fill refused because a write committed during the read.
+var ErrConflict = errors.New("shop: the price changed while it was read")
+
+// ErrTryLater is what a visitor gets when the fill never came.
+var ErrTryLater = errors.New("shop: price unavailable, try again")
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db    *catalog.DB
+	rdb   *redis.Client
+	clock clock.Clock
+}
+
+// New returns an instance of the shop.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+func keys(book string) (price, epoch, lock string) {
+	return "p:" + book, "epoch:" + book, "fill:" + book
+}
+
+// invalidate deletes the price and moves the epoch on, in one step.
+var invalidate = redis.NewScript(`
+redis.call("DEL", KEYS[1])
+redis.call("INCR", KEYS[2])
+redis.call("PEXPIRE", KEYS[2], ARGV[1])
+return 1`)
+
+// fillAt stores the price only if the epoch is still the one the filler
+// saw before reading the row.
+var fillAt = redis.NewScript(`
+local e = redis.call("GET", KEYS[2]) or ""
+if e ~= ARGV[1] then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+return 1`)
+
+var unlock = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// Price returns a book's price in cents.
+func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	priceKey, _, lockKey := keys(book)
+	for tries := 0; tries < patience; {
+		v, err := s.rdb.Get(ctx, priceKey).Int()
+		if err == nil {
+			return v, nil
+		}
+		if !errors.Is(err, redis.Nil) {
+			return 0, fmt.Errorf("shop: reading %s: %w", book, err)
+		}
+		me := rand.Text()
+		ok, err := s.rdb.SetNX(ctx, lockKey, me, lockTTL).Result()
+		if err != nil {
+			return 0, fmt.Errorf("shop: locking %s: %w", book, err)
+		}
+		if !ok {
+			tries++
+			if err := s.clock.Sleep(ctx, poll); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		price, err := s.fill(ctx, book)
+		unlock.Run(ctx, s.rdb, []string{lockKey}, me)
+		if !errors.Is(err, ErrConflict) {
+			return price, err
+		}
+	}
+	return 0, ErrTryLater
+}
+
+func (s *Shop) fill(ctx context.Context, book string) (int, error) {
+	priceKey, epochKey, _ := keys(book)
+	epoch, err := s.rdb.Get(ctx, epochKey).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, fmt.Errorf("shop: reading the epoch of %s: %w", book, err)
+	}
+	row, err := s.db.Row(ctx, book)
+	if err != nil {
+		return 0, err
+	}
+	n, err := fillAt.Run(ctx, s.rdb, []string{priceKey, epochKey}, epoch, strconv.Itoa(row.Price), priceTTL.Milliseconds()).Int()
+	if err != nil {
+		return 0, fmt.Errorf("shop: storing %s: %w", book, err)
+	}
+	if n == 0 {
+		return 0, ErrConflict
+	}
+	return row.Price, nil
+}
+
+// SetPrice commits, then deletes the price and bumps the epoch.
+func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
+	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
+		return err
+	}
+	priceKey, epochKey, _ := keys(book)
+	if err := invalidate.Run(ctx, s.rdb, []string{priceKey, epochKey}, epochTTL.Milliseconds()).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s: %w", book, err)
+	}
+	return nil
+}

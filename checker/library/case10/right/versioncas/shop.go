@@ -1,0 +1,150 @@
+// Package versioncas is a known-right answer to case 10, written otherwise
+// than the reference: case 6's regeneration lock for the stampede, and a
+// versioned compare-and-set for the stale set. Redis holds the price with
+// the version of the row it came from, "10:1499". After its commit, the
+// write path puts a tombstone there that carries the new version, "10:":
+// a delete that remembers which version deleted. A fill is stored only if
+// its version is not older than what Redis holds, so a read that read
+// version 9 cannot store it over the tombstone of version 10.
+package versioncas
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	priceTTL   = 30 * time.Second
+	lockTTL    = 2 * time.Second
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+)
+
+// ErrBusy is what a visitor gets after waiting a second for another
+// instance's fill.
+var ErrBusy = errors.New("shop: the price is being refreshed; try again")
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db    *catalog.DB
+	rdb   *redis.Client
+	clock clock.Clock
+}
+
+// New returns an instance of the shop.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// storeIfNotOlder stores "version:price" unless Redis holds a newer
+// version (a newer price, or a newer write's tombstone). Versions are
+// compared as numbers: as text, "9" sorts after "10".
+var storeIfNotOlder = redis.NewScript(`
+local cur = redis.call("GET", KEYS[1])
+if cur then
+	local v = tonumber(string.match(cur, "^(%d+):"))
+	if v and v > tonumber(ARGV[1]) then
+		return 0
+	end
+end
+redis.call("SET", KEYS[1], ARGV[1] .. ":" .. ARGV[2], "PX", ARGV[3])
+return 1`)
+
+// tombstone replaces the price with "version:" unless Redis already holds
+// this version or a newer one.
+var tombstone = redis.NewScript(`
+local cur = redis.call("GET", KEYS[1])
+if cur then
+	local v = tonumber(string.match(cur, "^(%d+):"))
+	if v and v >= tonumber(ARGV[1]) then
+		return 0
+	end
+end
+redis.call("SET", KEYS[1], ARGV[1] .. ":", "PX", ARGV[2])
+return 1`)
+
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// Price returns a book's price in cents.
+func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for {
+		if price, ok, err := s.cached(ctx, book); err != nil || ok {
+			return price, err
+		}
+		token := rand.Text()
+		won, err := s.rdb.SetNX(ctx, "lock:"+book, token, lockTTL).Result()
+		if err != nil {
+			return 0, fmt.Errorf("shop: locking %s: %w", book, err)
+		}
+		if won {
+			price, stored, err := s.fill(ctx, book)
+			release.Run(ctx, s.rdb, []string{"lock:" + book}, token)
+			if err != nil || stored {
+				return price, err
+			}
+			continue // a newer version got there first: read that one
+		}
+		if !s.clock.Now().Before(deadline) {
+			return 0, ErrBusy
+		}
+		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (s *Shop) fill(ctx context.Context, book string) (int, bool, error) {
+	row, err := s.db.Row(ctx, book)
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := storeIfNotOlder.Run(ctx, s.rdb, []string{"v:" + book}, row.Version, row.Price, priceTTL.Milliseconds()).Int()
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: storing %s: %w", book, err)
+	}
+	return row.Price, n == 1, nil
+}
+
+// SetPrice commits, then leaves a tombstone of the new version in Redis.
+func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
+	row, err := s.db.SetPrice(ctx, book, price)
+	if err != nil {
+		return err
+	}
+	if err := tombstone.Run(ctx, s.rdb, []string{"v:" + book}, row.Version, priceTTL.Milliseconds()).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s: %w", book, err)
+	}
+	return nil
+}
+
+// cached returns the price in Redis; a tombstone is a miss.
+func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
+	v, err := s.rdb.Get(ctx, "v:"+book).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: reading %s: %w", book, err)
+	}
+	_, p, _ := strings.Cut(v, ":")
+	if p == "" {
+		return 0, false, nil
+	}
+	price, err := strconv.Atoi(p)
+	return price, err == nil, err
+}

@@ -1,0 +1,122 @@
+// Package case10 is case 10 of the stampede lab: the stale set.
+//
+// Read docs/10-stale-set.md first. Then:
+//
+//	go run ./shop run 10     watch three races leave an old price in Redis
+//	go run ./shop check 10   grade your fix
+//
+// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
+// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
+//
+// Until now the cache only had to spare the database. This shop also
+// writes: SetPrice changes a book's price in the database, and Price reads
+// it through Redis (cache-aside). A cache that is wrong after a write stays
+// wrong for a whole time to live. As shipped, the write path deletes the
+// key before its transaction commits and sets the new price after it, and
+// a slow read can put the old price back either way. Make every write end
+// with the committed price or nothing in Redis, whatever the reads are
+// doing: delete after the commit, and give each miss a lease in Redis that
+// the delete ends, so that a fill whose lease was ended is refused.
+//
+// What the checker relies on:
+//   - Keep New's signature, Price's and SetPrice's. Prices are in cents.
+//   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
+//     with time.Sleep, time.After or a ticker: the checker moves that clock
+//     by hand, and moves Redis's clock with it.
+//   - A visitor who has waited past its budget (a second or so, at most
+//     10 s) for another instance's fill returns an error.
+//   - Every key you write to Redis has a time to live, given in the same
+//     step (one command, one script, or MULTI/EXEC); a lease's is more than
+//     a read and at most 10 s, a price's at most a minute.
+//   - Pass a script's keys in KEYS, and use the everyday commands (GET,
+//     SET, DEL, EVAL, ...): on a real server the checker puts every key
+//     under a namespace of its own.
+package case10
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// priceTTL is how long a price lives in Redis.
+const priceTTL = 30 * time.Second
+
+// Shop is one instance of the shop. Every instance shares the database and
+// the Redis behind its client.
+type Shop struct {
+	db    *catalog.DB
+	rdb   *redis.Client
+	clock clock.Clock
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance waits and tells the time with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// Price returns a book's price in cents: from Redis, else from the
+// database, which it then stores in Redis for the next visitor.
+func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	price, ok, err := s.cached(ctx, book)
+	if err != nil || ok {
+		return price, err
+	}
+	row, err := s.db.Row(ctx, book)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.store(ctx, book, row.Price); err != nil {
+		return 0, err
+	}
+	return row.Price, nil
+}
+
+// SetPrice changes a book's price.
+func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
+	// Out with the old price first, so that nobody reads it during the
+	// write...
+	if err := s.rdb.Del(ctx, priceKey(book)).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s: %w", book, err)
+	}
+	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
+		return err
+	}
+	// ...and in with the new one, so that the next visitor hits.
+	return s.store(ctx, book, price)
+}
+
+// cached reads a book's price from Redis.
+func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
+	v, err := s.rdb.Get(ctx, priceKey(book)).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: reading %s from Redis: %w", book, err)
+	}
+	price, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: decoding the price of %s: %w", book, err)
+	}
+	return price, true, nil
+}
+
+// store writes a book's price to Redis.
+func (s *Shop) store(ctx context.Context, book string, price int) error {
+	if err := s.rdb.Set(ctx, priceKey(book), price, priceTTL).Err(); err != nil {
+		return fmt.Errorf("shop: writing %s to Redis: %w", book, err)
+	}
+	return nil
+}
+
+func priceKey(book string) string { return "price:" + book }
