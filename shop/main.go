@@ -9,6 +9,7 @@
 //	go run ./shop hint N     one more hint each time
 //	go run ./shop diff N     cases/caseNN against solutions/caseNN
 //	go run ./shop grade DIR  grade many students' clones into one class summary
+//	go run ./shop compare    every technique on seed 002's workload, side by side
 //
 // The command never imports student code: each case is built into a worker
 // program of its own and run in child processes (see checker/grade), so a
@@ -78,6 +79,11 @@ commands:
       --all              every hint at once
       --reset            forget the hints seen, and start again
   diff N                 your case against the reference solution
+  compare                every technique on one workload (10,000 reads/s, 100 servers), side by side
+      --servers N        ... over N app servers (default 100)
+      --rate R           ... R reads a second, all servers together (default 10000)
+      --rebuild D        ... a source query of D (default 200ms)
+      --student          ... and a row for each case of the table you changed in cases/
   reset N                put case N back as shipped (your changed files are kept in .lab-backup/)
   grade DIR...           grade each student's clone with this lab's checker: a table, CSV and JSON
       --only N,M         grade only these cases
@@ -143,6 +149,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return hintCmd(ctx, rest, stdout)
 	case "diff":
 		return diffCmd(ctx, rest, stdout, stderr)
+	case "compare":
+		return compareCmd(ctx, rest, stdout, stderr)
 	case "watch":
 		return watchCmd(ctx, rest, stdout, stderr)
 	case "reset":

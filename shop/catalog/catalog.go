@@ -40,6 +40,7 @@ type DB struct {
 	mu      sync.Mutex
 	queries map[string]int
 	busy    time.Duration
+	written map[string][]string // shelf -> its books since Write, for this database only
 
 	// The price table of the write-path cases (rows.go), made on first use.
 	readHook, commitHook RowHook
@@ -74,11 +75,15 @@ func New(opts ...Option) *DB {
 // Top runs the slow query for a shelf and returns its books, best first.
 // Every call counts as one query, whether it succeeds or not.
 func (db *DB) Top(ctx context.Context, shelf string) ([]string, error) {
-	books, ok := shelves[shelf]
+	db.mu.Lock()
+	books, ok := db.written[shelf]
 	if !ok {
+		books, ok = shelves[shelf]
+	}
+	if !ok {
+		db.mu.Unlock()
 		return nil, fmt.Errorf("catalog: no shelf %q", shelf)
 	}
-	db.mu.Lock()
 	db.queries[shelf]++
 	db.busy += db.cost
 	db.mu.Unlock()
@@ -92,6 +97,20 @@ func (db *DB) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, fmt.Errorf("catalog: query %s: %w", shelf, err)
 	}
 	return slices.Clone(books), nil
+}
+
+// Write changes what this database holds for a shelf from now on: a query
+// that starts later answers books, one already running answers what it
+// read when it started, as a row read before an update would. Only this
+// database changes; Books still says what the shop ships with. Compare
+// (checker/compare) uses it to play a write in the middle of a rebuild.
+func (db *DB) Write(shelf string, books []string) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.written == nil {
+		db.written = make(map[string][]string)
+	}
+	db.written[shelf] = slices.Clone(books)
 }
 
 // Queries returns how many queries the shelf has had.
