@@ -12,6 +12,9 @@ test: fmt vet unit
 fmt:
 	@out=$$(gofmt -l . | grep -v '/testdata/' || true); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@if grep -rnE '^(<<<<<<< |>>>>>>> )' --include='*.go' --include='*.md' --include='*.sh' \
+		--include='*.yml' --include='Makefile' --exclude-dir=.git . ; then \
+		echo "merge conflict markers left in the files above"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
