@@ -79,6 +79,25 @@ func TestSeedFigures(t *testing.T) {
 	assert.Less(t, stale.Longest, w.Rebuild-w.WriteAt+80*time.Millisecond,
 		"serve stale: only the readers after the write's delete wait, for what is left of the rebuild and a poll")
 	assert.True(t, stale.Left, "serve stale: the rebuild that began before the write sets the old list after the delete")
+	jitter := rs["TTL jitter, one key"]
+	assert.Equal(t, w.Servers, jitter.Source, "jitter on one key: one rebuild per server, as single-flight in each")
+	assert.Equal(t, w.Servers, jitter.AtOnce, "the one key's expiry is one moment: every server's rebuild at once")
+	assert.Equal(t, inWindow, jitter.Waited, "every reader during the rebuild waits for its server's flight")
+	assert.NotEmpty(t, jitter.NoWrite, "the events database has no write to play")
+	assert.Zero(t, jitter.Stale)
+	assert.False(t, jitter.Left)
+	leases := rs["leases"]
+	assert.Equal(t, 2, leases.Source, "leases: the holder's read, refused at its fill, and the new lease's read after the write")
+	assert.Equal(t, 2, leases.AtOnce, "the new lease's read starts while the refused one is still running")
+	assert.Zero(t, leases.Stale, "leases: no read after the write gets the old price")
+	assert.False(t, leases.Left, "leases: the write's delete ends the lease, so the old price is never stored after it")
+	// The readers from the expiry until the new fill lands, a rebuild after
+	// the write, wait. They poll every 50 ms; the expiry's reader, whose
+	// fill was refused, polls at the very moment the new fill lands, and
+	// which of the two goes first is the scheduler's: one poll more or not.
+	assert.GreaterOrEqual(t, leases.Longest, w.WriteAt+w.Rebuild, "leases: the longest wait runs from the expiry to the new fill")
+	assert.LessOrEqual(t, leases.Longest, w.WriteAt+w.Rebuild+50*time.Millisecond, "and one poll at most past it")
+	assert.Equal(t, w.Rate*int((w.WriteAt+w.Rebuild)/time.Millisecond)/1000, leases.Waited)
 	for name, r := range rs {
 		total := 0
 		for _, n := range r.Chart {

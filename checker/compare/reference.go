@@ -6,7 +6,9 @@ import (
 	"stampede/solutions/case01"
 	"stampede/solutions/case06"
 	"stampede/solutions/case07"
+	"stampede/solutions/case08"
 	"stampede/solutions/case09"
+	"stampede/solutions/case10"
 )
 
 // Reference returns the table's rows on the lab's reference solutions, in
@@ -26,7 +28,9 @@ func Reference() []Row {
 		SingleFlight("per-process single-flight", "solutions/case01", 1, case01.New),
 		RedisLock("Redis lock", "solutions/case06", 6, case06.New),
 		XFetch("XFetch", "solutions/case07", 7, case07.New),
+		Jitter("TTL jitter, one key", "solutions/case08", 8, case08.New),
 		ServeStale("serve stale", "solutions/case09", 9, case09.New),
+		Leases("leases", "solutions/case10", 10, case10.New),
 	}
 }
 
@@ -47,7 +51,9 @@ func Cases() []Adapter {
 		{Case: 1, Technique: "per-process single-flight", Func: "SingleFlight"},
 		{Case: 6, Technique: "Redis lock", Func: "RedisLock"},
 		{Case: 7, Technique: "XFetch", Func: "XFetch"},
+		{Case: 8, Technique: "TTL jitter, one key", Func: "Jitter"},
 		{Case: 9, Technique: "serve stale", Func: "ServeStale"},
+		{Case: 10, Technique: "leases", Func: "Leases"},
 	}
 }
 
