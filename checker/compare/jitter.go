@@ -59,7 +59,8 @@ func Jitter[S PageShop](technique, code string, n int, newShop func(*events.DB, 
 		NoWrite: "the events database has no writes",
 		Seed: Seed{
 			Reads: func(w Workload) int { return w.Servers },
-			Says:  "jitter spreads many keys' expiries; one key still expires at one moment",
+			Says: "on one key jitter changes nothing, so its single-flight in each server gives one load " +
+				"per server; jitter spreads the expiries of many keys",
 		},
 	}
 }
