@@ -12,16 +12,8 @@ import (
 )
 
 // Reference returns the table's rows on the lab's reference solutions, in
-// the order the seed's table gives them. The cases still to come each add
-// one line here (and one to Cases):
-//
-//   - case 8, TTL jitter: every server's copy is stored with a jittered time
-//     to live, so the warm-up must fill them at one moment and let the
-//     jitter spread their expiries (Warm as now; its New will take a random
-//     source, as case 7's does).
-//   - case 10, leases: a write invalidates the outstanding lease, so the
-//     stale-value-left column should read "no" there; its Invalidate must
-//     go through the lease's delete, not a plain DEL.
+// the order of the lab's cases (no protection first, the baseline they
+// beat). A new case adds one line here and one to Cases.
 func Reference() []Row {
 	return []Row{
 		Plain(),
@@ -41,7 +33,7 @@ func Reference() []Row {
 type Adapter struct {
 	Case      int
 	Technique string
-	Func      string // "SingleFlight", "RedisLock", "XFetch"
+	Func      string // "SingleFlight", "RedisLock", "XFetch", "Jitter", "ServeStale", "Leases"
 }
 
 // Cases lists the cases that have a row in the table, with their adapter.
