@@ -9,7 +9,7 @@ import (
 func (p *play) measure() Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	res := Result{Technique: p.row.Technique, Code: p.row.Code, Case: p.row.Case, Tail: p.w.Tail - p.w.WriteAt}
+	res := Result{Technique: p.row.Technique, Code: p.row.Code, Case: p.row.Case, Tail: p.w.Tail - p.w.WriteAt, NoWrite: p.row.NoWrite}
 
 	// Source reads: how many, how many at once (each runs for the
 	// rebuild's time), and when, in the chart's columns.
@@ -59,7 +59,7 @@ func (p *play) measure() Result {
 			}
 			continue
 		}
-		if r.got != old || r.at.Before(p.write) {
+		if r.got != old || r.at.Before(p.write) || p.row.NoWrite != "" {
 			continue
 		}
 		if !r.tail {

@@ -14,6 +14,7 @@ import (
 
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
+	"stampede/shop/events"
 )
 
 // opening is when every row's clock starts; the key expires at expiry.
@@ -51,6 +52,8 @@ type Result struct {
 	Tail     time.Duration `json:"tail"`  // how far after the write the tail looked
 	Chart    []int         `json:"chart"` // source reads per column of the window
 	Elapsed  time.Duration `json:"elapsed"`
+	// NoWrite says why the row's stale columns were not measured.
+	NoWrite string `json:"no_write,omitempty"`
 }
 
 // Options bound a row's play in real time.
@@ -149,8 +152,14 @@ func newPlay(ctx context.Context, w Workload, row Row, opt Options) *play {
 		}
 		return nil
 	}
-	db := catalog.New(catalog.WithCost(w.Rebuild), catalog.WithClock(clk), catalog.WithHook(hook))
-	p.env = &Env{Clock: clk, DB: db, TTL: w.TTL, Beta: 1, seed: 1}
+	// A row read (the price of the write-path cases) is a source read as a
+	// shelf query is.
+	db := catalog.New(catalog.WithCost(w.Rebuild), catalog.WithClock(clk), catalog.WithHook(hook),
+		catalog.WithReadHook(catalog.RowHook(hook)))
+	pages := events.New(events.WithCost(w.Rebuild), events.WithClock(clk), events.WithHook(func(ctx context.Context, id int) error {
+		return hook(ctx, "")
+	}))
+	p.env = &Env{Clock: clk, DB: db, Events: pages, TTL: w.TTL, Beta: 1, seed: 1}
 	return p
 }
 
@@ -175,6 +184,14 @@ func (p *play) run() error {
 	}
 	if err := p.land(); err != nil {
 		return fmt.Errorf("warming up: %w", err)
+	}
+	if p.row.Pin != nil {
+		if err := p.row.Pin(p.ctx, p.env, expiry.Sub(p.env.Clock.Now())); err != nil {
+			return fmt.Errorf("pinning the warm-up's expiry: %w", err)
+		}
+		if err := p.rest(); err != nil {
+			return err
+		}
 	}
 	start, every := expiry.Add(-p.w.Before), p.w.every()
 	if p.env.Clock.Now().After(start) {
@@ -237,6 +254,12 @@ func (p *play) open() {
 func (p *play) change() error {
 	if err := p.until(p.write); err != nil {
 		return err
+	}
+	if p.row.Write != nil {
+		if err := p.row.Write(p.ctx, p.env); err != nil {
+			return fmt.Errorf("writing: %w", err)
+		}
+		return p.rest()
 	}
 	p.env.DB.Write(catalog.Bestsellers, Written)
 	if inv, ok := p.shops[0].(invalidator); ok && p.row.Invalidate == nil {

@@ -6,27 +6,23 @@ import (
 	"stampede/solutions/case01"
 	"stampede/solutions/case06"
 	"stampede/solutions/case07"
+	"stampede/solutions/case08"
 	"stampede/solutions/case09"
+	"stampede/solutions/case10"
 )
 
 // Reference returns the table's rows on the lab's reference solutions, in
-// the order the seed's table gives them. The cases still to come each add
-// one line here (and one to Cases):
-//
-//   - case 8, TTL jitter: every server's copy is stored with a jittered time
-//     to live, so the warm-up must fill them at one moment and let the
-//     jitter spread their expiries (Warm as now; its New will take a random
-//     source, as case 7's does).
-//   - case 10, leases: a write invalidates the outstanding lease, so the
-//     stale-value-left column should read "no" there; its Invalidate must
-//     go through the lease's delete, not a plain DEL.
+// the order of the lab's cases (no protection first, the baseline they
+// beat). A new case adds one line here and one to Cases.
 func Reference() []Row {
 	return []Row{
 		Plain(),
 		SingleFlight("per-process single-flight", "solutions/case01", 1, case01.New),
 		RedisLock("Redis lock", "solutions/case06", 6, case06.New),
 		XFetch("XFetch", "solutions/case07", 7, case07.New),
+		Jitter("TTL jitter, one key", "solutions/case08", 8, case08.New),
 		ServeStale("serve stale", "solutions/case09", 9, case09.New),
+		Leases("leases", "solutions/case10", 10, case10.New),
 	}
 }
 
@@ -37,7 +33,7 @@ func Reference() []Row {
 type Adapter struct {
 	Case      int
 	Technique string
-	Func      string // "SingleFlight", "RedisLock", "XFetch"
+	Func      string // "SingleFlight", "RedisLock", "XFetch", "Jitter", "ServeStale", "Leases"
 }
 
 // Cases lists the cases that have a row in the table, with their adapter.
@@ -47,7 +43,9 @@ func Cases() []Adapter {
 		{Case: 1, Technique: "per-process single-flight", Func: "SingleFlight"},
 		{Case: 6, Technique: "Redis lock", Func: "RedisLock"},
 		{Case: 7, Technique: "XFetch", Func: "XFetch"},
+		{Case: 8, Technique: "TTL jitter, one key", Func: "Jitter"},
 		{Case: 9, Technique: "serve stale", Func: "ServeStale"},
+		{Case: 10, Technique: "leases", Func: "Leases"},
 	}
 }
 

@@ -31,6 +31,11 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 			fmt.Fprintf(w, "  %-*s  see below\n", width, label(r))
 			continue
 		}
+		if r.NoWrite != "" {
+			fmt.Fprintf(w, "  %-*s  %10d  %8d  %7d  %8s  %7s  %8s  %s\n", width, label(r),
+				r.Source, r.AtOnce, r.Waited, dur(r.Longest), "-", "-", "n/a: no write to play")
+			continue
+		}
 		fmt.Fprintf(w, "  %-*s  %10d  %8d  %7d  %8s  %7d  %8s  %s\n", width, label(r),
 			r.Source, r.AtOnce, r.Waited, dur(r.Longest), r.Stale, dur(r.StaleBy), left(r))
 	}
@@ -41,6 +46,9 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 		}
 		if r.Failed > 0 {
 			fmt.Fprintf(w, "  %s: %d reads failed (%s)\n", label(r), r.Failed, r.Problem)
+		}
+		if r.NoWrite != "" {
+			fmt.Fprintf(w, "  %s\n", wrap(fmt.Sprintf("%s: no stale columns, because %s.", label(r), r.NoWrite), 76, "    "))
 		}
 	}
 
@@ -103,7 +111,7 @@ func judge(row Row, wl Workload, r Result) string {
 	switch {
 	case Matches(r.Source, want) && noMiss:
 		return s + ": matches."
-	case row.Seed.Why != "" && noMiss:
+	case row.Seed.Why != "" && row.Seed.NoMiss && noMiss:
 		return s + ": no read waited, as the seed says; the count differs, because " + row.Seed.Why + "."
 	case row.Seed.Why != "":
 		return s + ": differs, because " + row.Seed.Why + "."

@@ -12,6 +12,7 @@ import (
 
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
+	"stampede/shop/events"
 )
 
 // Shop is what every technique's code offers: a shelf's books.
@@ -43,6 +44,19 @@ type Row struct {
 	// when the code has a write path of its own, an Invalidate(ctx, shelf)
 	// method (case 9), which the writer then calls on server 0's shop.
 	Invalidate func(ctx context.Context, env *Env) error
+	// Write, when set, is the writer's whole write, for code whose write
+	// path commits the change itself (case 10's SetPrice: the commit, then
+	// the delete that ends the leases). Compare then neither changes the
+	// catalogue nor calls Invalidate.
+	Write func(ctx context.Context, env *Env) error
+	// Pin, when set, is called once the warm-up has landed, left before
+	// the expiry, to make what the warm-up stored expire at the expiry: for
+	// code that draws its time to live at random (case 8's jitter), whose
+	// one key would otherwise expire at a moment of its own.
+	Pin func(ctx context.Context, env *Env, left time.Duration) error
+	// NoWrite, when set, says why the row's code cannot be given the write
+	// (case 8's database has none): its stale columns are not measured.
+	NoWrite string
 	// Seed is what seed 002 says the row should show.
 	Seed Seed
 }
@@ -61,10 +75,11 @@ type Seed struct {
 // Env is the world one row plays in: the fleet's database, the shops'
 // clock, and an embedded Redis that every server can reach.
 type Env struct {
-	Clock *clock.Fake
-	DB    *catalog.DB
-	TTL   time.Duration
-	Beta  float64 // XFetch's beta
+	Clock  *clock.Fake
+	DB     *catalog.DB
+	Events *events.DB // the box office's database (case 8), on the same clock
+	TTL    time.Duration
+	Beta   float64 // XFetch's beta
 
 	mu      sync.Mutex
 	mr      *miniredis.Miniredis

@@ -1,0 +1,76 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// PriceShop is a shop of the write-path cases (case 10): it serves a book's
+// price, and has a write path of its own that commits a new price and then
+// does to the cache what the code's writer does.
+type PriceShop interface {
+	Price(ctx context.Context, book string) (int, error)
+	SetPrice(ctx context.Context, book string, price int) error
+}
+
+// The lease row's hot key is one book's price; the write changes it to
+// WrittenPrice.
+const (
+	HotBook      = "The Night Library"
+	WrittenPrice = 1499
+)
+
+// priced lets compare's ruler, which tells the list before the write from
+// the list after it, read a price: the price before the write reads as the
+// old list, the written one as the new list, and any other as a list the
+// catalogue never held.
+type priced struct {
+	shop PriceShop
+	old  int
+}
+
+func (p priced) Top(ctx context.Context, _ string) ([]string, error) {
+	price, err := p.shop.Price(ctx, HotBook)
+	switch {
+	case err != nil:
+		return nil, err
+	case price == p.old:
+		return catalog.Books(catalog.Bestsellers), nil
+	case price == WrittenPrice:
+		return slices.Clone(Written), nil
+	}
+	return []string{fmt.Sprintf("a price of %d cents for %s", price, HotBook)}, nil
+}
+
+// Leases is a row for a case-10-shaped shop: New(db, rdb, clk) as in case
+// 6, read by Price on one hot book, and written by its own SetPrice, which
+// commits the new price and then deletes the key and ends the outstanding
+// lease. The warm-up is the default: one fill a time to live (case 10's
+// is 30 s, as the workload's) and a rebuild before the expiry.
+func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	return Row{
+		Technique: technique, Code: code, Case: n,
+		Open: func(env *Env, _ int) Shop {
+			row, _ := env.DB.Peek(HotBook) // before the write: rows are opened before it
+			return priced{shop: newShop(env.DB, env.Redis(), env.Clock), old: row.Price}
+		},
+		Write: func(ctx context.Context, env *Env) error {
+			// The writer is an instance of its own, as an admin request
+			// would reach any server.
+			return newShop(env.DB, env.admin(), env.Clock).SetPrice(ctx, HotBook, WrittenPrice)
+		},
+		Seed: Seed{
+			Reads: func(Workload) int { return 1 },
+			Says:  "one load for the fleet, and no stale set",
+			Why: "the second source read is the write's, not the expiry's: the writer's delete ends the lease " +
+				"half way through the rebuild, so the holder's fill, which read the old price, is refused, and " +
+				"the first reader after the write takes a new lease and reads the new price",
+		},
+	}
+}
