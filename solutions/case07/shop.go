@@ -22,7 +22,7 @@ type Shop struct {
 	ttl    time.Duration
 	beta   float64
 
-	mu      sync.Mutex
+	mu      sync.RWMutex
 	cache   map[string]entry   // shelf -> its books, guarded by mu
 	flights map[string]*flight // shelf -> its recompute in progress, guarded by mu
 }
@@ -64,14 +64,31 @@ func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Durati
 // must treat it as read-only, which keeps a hit free of copying.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	now := s.clk.Now()
-	s.mu.Lock()
+	// A hit shares the read lock with every other hit: this is the path
+	// that runs thousands of times a second, so it must not queue them.
+	s.mu.RLock()
 	e, ok := s.cache[shelf]
+	busy := s.flights[shelf] != nil
+	s.mu.RUnlock()
 	if ok && now.Before(e.expiry) {
 		// A lucky draw while a recompute is already in flight changes
-		// nothing: one recompute at a time is enough.
-		if s.flights[shelf] == nil && s.early(now, e) {
-			s.launch(ctx, shelf)
+		// nothing: one recompute at a time is enough. Only the reader
+		// whose draw says "now" takes the write lock, and looks again
+		// under it: another reader may have started the recompute since,
+		// or one may have landed and stored a newer list.
+		if !busy && s.early(now, e) {
+			s.mu.Lock()
+			if cur := s.cache[shelf]; s.flights[shelf] == nil && cur.expiry.Equal(e.expiry) {
+				s.launch(ctx, shelf)
+			}
+			s.mu.Unlock()
 		}
+		return e.books, nil
+	}
+
+	s.mu.Lock()
+	// Second look: the list may have been stored since the read lock.
+	if e, ok := s.cache[shelf]; ok && now.Before(e.expiry) {
 		s.mu.Unlock()
 		return e.books, nil
 	}
@@ -100,7 +117,7 @@ func (s *Shop) early(now time.Time, e entry) bool {
 }
 
 // launch starts the one recompute of shelf and returns its flight. The
-// caller holds s.mu.
+// caller holds s.mu for writing.
 func (s *Shop) launch(ctx context.Context, shelf string) *flight {
 	f := &flight{done: make(chan struct{})}
 	s.flights[shelf] = f
