@@ -1,6 +1,6 @@
-// Package racy is a known-wrong answer to case 10: each instance counts its
-// conflicts per book in a map, for a dashboard, with no lock; the visitors of
-// an instance write it at once.
+// Package racy is a known-wrong answer to case 10: each instance counts the
+// reads of each book in a map, for a dashboard, with no lock; the visitors
+// of an instance write it at once.
 //
 // Verdict: fails "race".
 package racy
@@ -49,26 +49,26 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
-	// misses counts each book's misses in this instance, for a dashboard.
-	misses map[string]int
+	// reads counts each book's reads in this instance, for a dashboard.
+	reads map[string]int
 }
 
 // New returns an instance of the shop in a fleet that shares the database
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, misses: make(map[string]int)}
+	return &Shop{db: db, rdb: rdb, clock: clk, reads: make(map[string]int)}
 }
 
 // Price returns a book's price in cents, from Redis or, under a lease,
 // from the database.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	s.reads[book]++
 	deadline := s.clock.Now().Add(waitBudget)
 	for {
 		if price, ok, err := s.cached(ctx, book); err != nil || ok {
 			return price, err
 		}
-		s.misses[book]++
 		// The token tells this lease from every other, so that the fill
 		// can tell whether the lease is still ours.
 		token := rand.Text()
