@@ -13,7 +13,9 @@ var _ = register(6,
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
-	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires"}},
+	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires"}, maybe: map[string]string{
+		"explore": "a loser with no bound waits for ever only in a scene whose holder never fills; when the explorer draws one, the run meets the kill bound (seen once in 3 runs in make test)",
+	}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance"}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
