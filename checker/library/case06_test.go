@@ -16,7 +16,9 @@ var _ = register(6,
 	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires"}, maybe: map[string]string{
 		"explore": "a loser with no bound waits for ever only in a scene whose holder never fills; when the explorer draws one, the run meets the kill bound (seen once in 3 runs in make test)",
 	}},
-	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
+	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}, maybe: map[string]string{
+		"explore": "caught only in a scene where an instance misses just before the holder's fill and takes the lock just after its release (1 run in 3 seen in CI)",
+	}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance"}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}},
 	entry{dir: "wrong/norecover", fails: []string{"panic"}},
