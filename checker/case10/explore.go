@@ -91,7 +91,8 @@ var errRead = errors.New("the database did not answer (the explorer's failure)")
 
 // ExploreInfo describes the explorer's check for case 10.
 var ExploreInfo = check.Info{
-	ID: "explore",
+	ID:     "explore",
+	Scenes: true,
 	Name: "random scenes of reads and writes keep every invariant (several books and instances, writes during and just as a " +
 		"fill lands, readers after a write on every instance, deadlines, failed reads, a filler slower than any lease)",
 	Catches: "bugs no single scene stages: an instance's own copy serving the old price after another instance's write, " +
@@ -137,7 +138,7 @@ func drawScene10(seed uint64) xscene {
 	sc := xscene{Seed: seed, Shops: 2 + r.IntN(3), Reads: map[string][]xread{}}
 	books := catalog.Priced()
 	r.Shuffle(len(books), func(i, j int) { books[i], books[j] = books[j], books[i] })
-	sc.Books = books[:1+pick(r, 25, 45, 30)]
+	sc.Books = books[:1+pick(r, 15, 50, 35)]
 	main := sc.Books[0]
 	for i, b := range sc.Books {
 		if (i == 0 && r.IntN(4) == 0) || (i > 0 && r.IntN(2) == 0) {
@@ -172,17 +173,20 @@ func drawScene10(seed uint64) xscene {
 	var writes []xvisitor
 	nw := pick(r, 15, 55, 30)
 	prices := map[string]int{}
-	for range nw {
-		b := main
-		if r.IntN(4) == 0 {
-			b = sc.Books[r.IntN(len(sc.Books))]
-		}
+	next := func(b string) int { // a price the book has not had
 		if prices[b] == 0 {
 			row, _ := catalog.New().Peek(b)
 			prices[b] = row.Price
 		}
 		prices[b] += 100
-		w := xvisitor{Shop: r.IntN(sc.Shops), Book: b, Price: prices[b],
+		return prices[b]
+	}
+	for range nw {
+		b := main
+		if r.IntN(4) == 0 {
+			b = sc.Books[r.IntN(len(sc.Books))]
+		}
+		w := xvisitor{Shop: r.IntN(sc.Shops), Book: b, Price: next(b),
 			Txn: []time.Duration{0, 3 * xms, 10 * xms, 20 * xms, 40 * xms}[r.IntN(5)]}
 		w.At = []time.Duration{0, first / 2, first / 2, first, first + 10*xms, time.Duration(r.IntN(30)) * 10 * xms}[r.IntN(6)]
 		writes = append(writes, w)
@@ -191,8 +195,7 @@ func drawScene10(seed uint64) xscene {
 		// A second write once the slow filler's lease is long gone, and a
 		// reader who takes the lease after it and is still reading when
 		// the slow filler comes back.
-		prices[main] += 100
-		writes = append(writes, xvisitor{Shop: r.IntN(sc.Shops), Book: main, Price: prices[main], At: maxLease + 200*xms})
+		writes = append(writes, xvisitor{Shop: r.IntN(sc.Shops), Book: main, Price: next(main), At: maxLease + 200*xms})
 		sc.Visitors = append(sc.Visitors,
 			xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: stall - 100*xms},
 			xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: stall + 100*xms})
@@ -225,11 +228,22 @@ func drawScene10(seed uint64) xscene {
 		}
 		sc.Visitors = append(sc.Visitors, v)
 	}
-	if first >= 50*xms && r.IntN(2) == 0 {
-		// A reader who gives up while the first filler reads.
-		sc.Visitors = append(sc.Visitors, xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: 10 * xms, Leave: first / 2, Deadline: r.IntN(3) != 0})
+	if first >= 50*xms && !slices.Contains(sc.Warm, main) {
+		// A reader whose deadline passes while the first filler reads.
+		sc.Visitors = append(sc.Visitors, xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: 10 * xms, Leave: 20 * xms, Deadline: true})
 	}
-	if len(sc.Books) > 1 && r.IntN(4) != 0 {
+	if r.IntN(2) == 0 {
+		// Once the first fill has landed, a reader on every instance, and
+		// then a write: every instance has seen the price the write
+		// replaces.
+		at := first + 10*xms
+		for shop := range sc.Shops {
+			sc.Visitors = append(sc.Visitors, xvisitor{Shop: shop, Book: main, At: at})
+		}
+		writes = append(writes, xvisitor{Shop: r.IntN(sc.Shops), Book: main, Price: next(main), At: at + 20*xms,
+			Txn: []time.Duration{0, 3 * xms, 10 * xms}[r.IntN(3)]})
+	}
+	if len(sc.Books) > 1 {
 		// The last book is first asked for once every write has returned:
 		// its first fill comes after another book's write.
 		late := sc.Books[len(sc.Books)-1]
