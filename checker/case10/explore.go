@@ -141,7 +141,7 @@ func drawScene10(seed uint64) xscene {
 	sc.Books = books[:1+pick(r, 15, 50, 35)]
 	main := sc.Books[0]
 	for i, b := range sc.Books {
-		if (i == 0 && r.IntN(4) == 0) || (i > 0 && r.IntN(2) == 0) {
+		if (i == 0 && r.IntN(8) == 0) || (i > 0 && r.IntN(2) == 0) {
 			sc.Warm = append(sc.Warm, b)
 		}
 		for k := range 4 {
@@ -223,20 +223,20 @@ func drawScene10(seed uint64) xscene {
 			v.At = time.Duration(r.IntN(40)) * 10 * xms
 		}
 		if r.IntN(3) == 0 {
-			v.Leave = v.At + []time.Duration{0, 10 * xms, 50 * xms, 100 * xms, 140 * xms}[r.IntN(5)]
+			v.Leave = v.At + []time.Duration{0, 25 * xms, 75 * xms, 125 * xms}[r.IntN(4)]
 			v.Deadline = r.IntN(2) == 0
 		}
 		sc.Visitors = append(sc.Visitors, v)
 	}
 	if first >= 50*xms && !slices.Contains(sc.Warm, main) {
 		// A reader whose deadline passes while the first filler reads.
-		sc.Visitors = append(sc.Visitors, xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: 10 * xms, Leave: 20 * xms, Deadline: true})
+		sc.Visitors = append(sc.Visitors, xvisitor{Shop: r.IntN(sc.Shops), Book: main, At: 10 * xms, Leave: 35 * xms, Deadline: true})
 	}
-	if r.IntN(2) == 0 {
-		// Once the first fill has landed, a reader on every instance, and
+	if !stalled {
+		// Once the fills have landed, a reader on every instance, and
 		// then a write: every instance has seen the price the write
 		// replaces.
-		at := first + 10*xms
+		at := 700 * xms
 		for shop := range sc.Shops {
 			sc.Visitors = append(sc.Visitors, xvisitor{Shop: shop, Book: main, At: at})
 		}
