@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"os"
 	"slices"
@@ -81,25 +80,37 @@ func (w *world) hold(ctx context.Context, name string, ttl time.Duration) error 
 	return nil
 }
 
-// stillScript adds ARGV[1] ms to the time to live of each key in KEYS
-// whose time to live is below ARGV[2] ms, and returns each key's time to
-// live as it found it: one round trip, and no moment when Redis's clock
-// can run between the look and the change.
+// stillScript adds ARGV[1] ms to the time to live of each key whose time
+// to live is below ARGV[2] ms: the keys in KEYS and, when ARGV[3] is not
+// empty, every key that matches it. It returns each key's name and its
+// time to live as it found it: one round trip, and no moment when Redis's
+// clock can run between the look and the change.
 var stillScript = redis.NewScript(`
+local names = {}
+for _, k in ipairs(KEYS) do names[#names + 1] = k end
+if ARGV[3] ~= "" then
+	local cursor = "0"
+	repeat
+		local r = redis.call("SCAN", cursor, "MATCH", ARGV[3], "COUNT", 100)
+		cursor = r[1]
+		for _, k in ipairs(r[2]) do names[#names + 1] = k end
+	until cursor == "0"
+end
 local out = {}
-for i, k in ipairs(KEYS) do
+for _, k in ipairs(names) do
 	local t = redis.call("PTTL", k)
 	if t >= 0 and t < tonumber(ARGV[2]) then
 		redis.call("PEXPIRE", k, t + tonumber(ARGV[1]))
 	end
-	out[i] = t
+	out[#out + 1] = k
+	out[#out + 1] = t
 end
 return out`)
 
 // holdStill holds the keys a shop has just written, on a real server
-// (every key of the world when the command's keys are not known, as for a
-// script). It runs after each command of a shop that may write, on the
-// shop's own goroutine, one round trip after Redis answered it: a 2 s
+// (every key of the world when the command's keys are not all known, as
+// for a script). It runs after each command of a shop that may write, on
+// the shop's own goroutine, one round trip after Redis answered it: a 2 s
 // lock on a loaded machine must live 2 s of the scene's time, however
 // long the checker takes to settle the fleet. A key written with a time
 // to live of stillExtra/2 or more is left to the server's clock: no check
@@ -108,24 +119,19 @@ func (w *world) holdStill(ctx context.Context, names []string, all bool) {
 	ctx = context.WithoutCancel(ctx)
 	w.timeMu.RLock() // shops write side by side; Advance waits for them
 	defer w.timeMu.RUnlock()
-	if all {
-		raw, err := w.rawKeys(ctx)
-		if err != nil {
-			return // the check's own listing will say so
-		}
-		names = slices.AppendSeq(names, maps.Keys(raw))
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if len(names) == 0 {
+	if len(names) == 0 && !all {
 		return
 	}
 	full := make([]string, len(names))
 	for i, n := range names {
 		full[i] = w.ns + n
 	}
-	found, err := stillScript.Run(ctx, w.admin, full, stillExtra.Milliseconds(), (stillExtra / 2).Milliseconds()).Int64Slice()
-	if err != nil || len(found) != len(names) {
+	pattern := ""
+	if all {
+		pattern = w.ns + "*"
+	}
+	found, err := stillScript.Run(ctx, w.admin, full, stillExtra.Milliseconds(), (stillExtra / 2).Milliseconds(), pattern).Slice()
+	if err != nil {
 		return // the check's own listing will say so
 	}
 	w.mu.Lock()
@@ -133,10 +139,15 @@ func (w *world) holdStill(ctx context.Context, names []string, all bool) {
 	if w.held == nil {
 		w.held = map[string]time.Duration{}
 	}
-	for i, name := range names {
-		ttl := time.Duration(found[i]) * time.Millisecond
-		switch {
-		case found[i] < 0: // gone, or no time to live
+	for i := 0; i+1 < len(found); i += 2 {
+		full, ok1 := found[i].(string)
+		ms, ok2 := found[i+1].(int64)
+		if !ok1 || !ok2 {
+			continue
+		}
+		name := strings.TrimPrefix(full, w.ns)
+		switch ttl := time.Duration(ms) * time.Millisecond; {
+		case ms < 0: // gone, or no time to live
 			delete(w.held, name)
 		case ttl < stillExtra/2: // just written: held now
 			w.held[name] = ttl
