@@ -70,7 +70,8 @@ const exploreScenes = 8
 
 // ExploreInfo describes the explorer's check.
 var ExploreInfo = check.Info{
-	ID: "explore",
+	ID:     "explore",
+	Scenes: true,
 	Name: "random fleet scenes keep every invariant (two shelves, arrivals as a rebuild starts and lands, deletes during a rebuild, " +
 		"reads that cost more or less and fail, deadlines and cancels)",
 	Catches: "bugs no single scene stages: a lock or a refresh flight shared by every shelf, a waiter that answers a deadline with " +
