@@ -195,7 +195,7 @@ func drawScene(seed uint64) escene {
 	sc.Deletes = append(sc.Deletes, d)
 	// Now and then a delete in the middle of a rebuild.
 	if r.IntN(2) == 0 {
-		d := einval{Shop: shop(), Shelf: pick(r, shelfs...), At: stale + pick(r, 10*ems, 50*ems)}
+		d := einval{Shop: shop(), Shelf: pick(r, shelfs...), At: stale + pick(r, 50*ems, 100*ems)}
 		for range 1 + r.IntN(3) {
 			add(shop(), d.Shelf, d.At+pick(r, ems, 10*ems, 20*ems, 100*ems, time.Second))
 		}
@@ -617,15 +617,15 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 				"New is given; take the lock for this shelf)", who, at(fill.end), (rec.arrived - fill.end).Round(ems), v.Shelf)
 		}
 		// Rule 3: nobody waits while a value can be served.
-		if there && rec.arrived-fill.end < surelyThere && !w.neighbourWaiting(i) {
+		if there && rec.arrived-fill.end < surelyThere && !w.mayJoin(i, fill) {
 			if rec.left > rec.arrived || o.Err != nil {
 				what := fmt.Sprintf("returned at %s", at(rec.left))
 				if o.Err != nil {
 					what = fmt.Sprintf("got the error %q", o.Err)
 				}
-				w.failLocked("%s found %s in Redis (it landed at %s, %v earlier, and nothing deleted it) and %s. A reader "+
-					"who finds a value inside its physical expiry serves it at once, fresh or stale, and waits for nobody's "+
-					"rebuild", who, v.Shelf, at(fill.end), (rec.arrived - fill.end).Round(ems), what)
+				w.failLocked("%s came when %s had been filled at %s, %v earlier, and nothing had deleted it, and it %s. "+
+					"That value is inside its physical expiry (60 s): serve it at once, fresh or stale, and let the reader wait "+
+					"for nobody's rebuild", who, v.Shelf, at(fill.end), (rec.arrived - fill.end).Round(ems), what)
 				continue
 			}
 		}
@@ -668,6 +668,18 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 	}
 }
 
+// mayJoin reports whether visitor i may have joined a wait of its
+// instance begun while its shelf was missing, which a design may let it
+// share until that wait's next look: an earlier visitor of the same
+// instance and shelf was still inside, or the fill it would find landed
+// less than a second before it came, or a delete of its shelf came within
+// a budget before it. w.mu is held.
+func (w *eworld) mayJoin(i int, fill *eread) bool {
+	v, rec := w.sc.Visitors[i], w.visits[i]
+	return w.neighbourWaiting(i) || rec.arrived-fill.end < time.Second ||
+		w.deletedBetween(v.Shelf, rec.arrived-maxBudget, rec.arrived)
+}
+
 // neighbourWaiting reports whether another visitor of the same instance
 // and shelf came earlier and was still inside at visitor i's arrival: i
 // may join its wait, a design that rule 3 leaves alone. w.mu is held.
@@ -708,14 +720,20 @@ func (w *eworld) judgeErr(i int, who string, err error) {
 	}
 	var later interface{ RetryAfter() time.Duration }
 	if errors.As(err, &later) && later.RetryAfter() > 0 {
-		// A visitor who joined the wait of an earlier one of its instance
-		// shares that one's answer: the earlier one is judged.
-		if slices.ContainsFunc(w.reads, inside) || w.neighbourWaiting(i) {
+		// A visitor may join the wait of its instance's flight, begun up to
+		// a budget earlier (whose starter may have left): the read that
+		// flight waited for ran in that time, or a delete took what it
+		// wrote.
+		since := rec.arrived - maxBudget
+		waited := func(r *eread) bool {
+			return r.shelf == v.Shelf && r.start <= rec.left && (r.endSeq == 0 || r.end >= since)
+		}
+		if slices.ContainsFunc(w.reads, waited) || w.deletedBetween(v.Shelf, since, rec.left) {
 			return
 		}
-		w.failLocked("%s got %q, though no read of %s ran while it waited: nobody was rebuilding it. \"Try again\" is for a "+
+		w.failLocked("%s got %q, though no read of %s had run in the %v before it came, nor while it waited, and nothing deleted it: nobody was rebuilding it. \"Try again\" is for a "+
 			"reader who waited for another instance's rebuild; check that the lock it waits on is its own shelf's", who, err,
-			v.Shelf)
+			v.Shelf, maxBudget)
 		return
 	}
 	w.failLocked("%s got the error %q: no read of %s failed while it was inside and its context had not ended, so the only "+
@@ -733,6 +751,7 @@ func Explore(h *harness.H, newShop NewShop) check.Verdict {
 }
 
 func explore(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
+	busy := 0
 	for i := range n {
 		sc := drawScene(seed + uint64(i))
 		res := playScene(h, newShop, sc)
@@ -742,6 +761,13 @@ func explore(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
 		if res.err != nil {
 			return case06.WorldVerdict(res.err)
 		}
+		if res.restless {
+			// Three plays never came to rest with nothing running in the
+			// shop's code: the machine was too busy to tell. No verdict
+			// on this scene either way.
+			busy++
+			continue
+		}
 		if res.bad == "" {
 			continue
 		}
@@ -749,6 +775,10 @@ func explore(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
 		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
 			fmt.Sprintf("%s. The scene, shrunk from %d visitors: %s. Replay it with `go run ./shop check 9 --seed %d`, "+
 				"watch it with `go run ./shop run 9 --seed %d --timeline`", bad, len(sc.Visitors), small, sc.Seed, sc.Seed))
+	}
+	if busy > 0 {
+		return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d (%d skipped: the machine was too busy for the fleet to come to rest)",
+			n-busy, seed, busy))
 	}
 	return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d", n, seed))
 }
