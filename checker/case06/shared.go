@@ -3,7 +3,6 @@ package case06
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"stampede/checker/check"
@@ -115,65 +114,6 @@ func WaitVerdict(err error, who string) check.Verdict { return waitVerdict(err, 
 
 // WorldVerdict fails a check that could not talk to Redis.
 func WorldVerdict(err error) check.Verdict { return worldVerdict(err) }
-
-// StillTime holds Redis's time still on a real server until stop is
-// called, while the shops' clock stands still and a rebuild is held: on a
-// loaded machine a crowd can take seconds of real time to settle, and a
-// 2 s lock must not expire meanwhile. Every key there now, and every key
-// a shop writes until stop (seen right after the command, on the shop's
-// own goroutine, before it can age), is given an hour more to live; stop
-// gives each one still carrying that hour back the time to live it had,
-// and leaves alone a key the shops wrote again. Stop it before the clock
-// moves. On the embedded server, whose time moves only with the clock, it
-// does nothing.
-func (f *fleet) StillTime() (stop func()) {
-	if f.world.embedded() {
-		return func() {}
-	}
-	const extra = time.Hour
-	var mu sync.Mutex
-	had := map[string]time.Duration{}
-	freeze := func(ctx context.Context, _ string) {
-		ctx = context.WithoutCancel(ctx)
-		keys, err := f.world.Keys(ctx)
-		if err != nil {
-			return
-		}
-		for _, k := range keys {
-			mu.Lock()
-			_, seen := had[k.name]
-			if !seen && !k.forever && k.ttl < extra/2 {
-				had[k.name] = k.ttl
-			}
-			mu.Unlock()
-			if !seen && !k.forever && k.ttl < extra/2 {
-				_ = f.world.admin.PExpire(ctx, f.world.ns+k.name, k.ttl+extra).Err()
-			}
-		}
-	}
-	for _, t := range f.taps {
-		t.mu.Lock()
-		t.after = freeze
-		t.mu.Unlock()
-	}
-	freeze(f.h.Context(), "")
-	return func() {
-		for _, t := range f.taps {
-			t.mu.Lock()
-			t.after = nil
-			t.mu.Unlock()
-		}
-		ctx := context.WithoutCancel(f.h.Context())
-		mu.Lock()
-		defer mu.Unlock()
-		for name, ttl := range had {
-			left, err := f.world.admin.PTTL(ctx, f.world.ns+name).Result()
-			if err == nil && left > extra/2 { // still carries the hour
-				_ = f.world.pexpire(ctx, name, ttl)
-			}
-		}
-	}
-}
 
 // Values returns the value of every key of the world, by the name the
 // shops gave it (keys that are not strings by their type).
