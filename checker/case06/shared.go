@@ -2,6 +2,7 @@ package case06
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"stampede/checker/check"
@@ -118,4 +119,19 @@ func WorldVerdict(err error) check.Verdict { return worldVerdict(err) }
 // shops gave it (keys that are not strings by their type).
 func (f *fleet) Values(ctx context.Context) (map[string]string, error) {
 	return f.world.snapshot(ctx)
+}
+
+// WatchTTLs makes every instance's tap look at Redis after each command
+// that may write, as the ttl check and case 6's explorer do, and returns a
+// function that lists, as lines of story, each key seen there with no time
+// to live and the command after which it was seen so.
+func (f *fleet) WatchTTLs() func() []string {
+	seen := f.watchTTLs()
+	return func() []string {
+		var out []string
+		for _, u := range seen() {
+			out = append(out, fmt.Sprintf("shop-%d sent %q, and right after it %s had no time to live", u.shop+1, u.sent, u.key))
+		}
+		return out
+	}
 }
