@@ -129,10 +129,14 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 			}
 		}()
 	}
-	for k := range repeat {
-		for i := range checks {
-			if k < len(runs[i]) {
-				jobs <- job{i, k}
+	// The explorers first: one run of theirs is the longest job of a
+	// grade, and started last it would end the grade alone.
+	for _, scenes := range []bool{true, false} {
+		for k := range repeat {
+			for i, in := range checks {
+				if in.Scenes == scenes && k < len(runs[i]) {
+					jobs <- job{i, k}
+				}
 			}
 		}
 	}
