@@ -184,7 +184,12 @@ func (w *Worker) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd.Dir = w.root
 	setGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
-	cmd.WaitDelay = time.Second
+	// Once the child has exited, how long its output may take to drain.
+	// One second was not enough at a load of 45: "exec: WaitDelay expired
+	// before I/O complete" failed a check whose child had given its
+	// verdict. Only a descendant holding the pipes open waits this long,
+	// and killGroup ends it after.
+	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }
 
