@@ -52,8 +52,9 @@ const exploreScenes6 = 16
 
 // ExploreInfo describes the explorer's check for case 6.
 var ExploreInfo = check.Info{
-	ID:   "explore",
-	Name: "random fleet scenes keep every invariant (arrivals during and after a fill, two shelves, changing read costs, a lock that expires mid-read)",
+	ID:     "explore",
+	Scenes: true,
+	Name:   "random fleet scenes keep every invariant (arrivals during and after a fill, two shelves, changing read costs, a lock that expires mid-read)",
 	Catches: "bugs no single scene stages: a second read when a visitor arrives as another instance's fill lands, a shelf cached under another shelf's key, " +
 		"a holder that deletes the lock another instance took after its own expired, a key written without a time to live in some path",
 }

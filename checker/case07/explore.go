@@ -56,8 +56,9 @@ const (
 
 // ExploreInfo describes the explorer's check for case 7.
 var ExploreInfo = check.Info{
-	ID:   "explore",
-	Name: "random scenes of traffic keep every invariant (two shelves filled at different times, bursts at expiry and as a recompute lands)",
+	ID:     "explore",
+	Scenes: true,
+	Name:   "random scenes of traffic keep every invariant (two shelves filled at different times, bursts at expiry and as a recompute lands)",
 	Catches: "bugs the steady traffic does not stage: a burst of readers at the instant a recompute lands or the list expires starting a second " +
 		"recompute, one shelf's recompute or expiry leaking into another's, a list served past its time to live, recomputes far too early",
 }

@@ -49,6 +49,25 @@ type Info struct {
 	// seed, or a counter, shared by the instances of one process hands
 	// each a different value, and repeats in every process of a fleet.
 	Apart *Apart `json:",omitempty"`
+	// Scenes marks a check that plays many random scenes in each run (an
+	// explorer): one run already repeats its scene hundreds of times, so
+	// the grader runs it once for every ScenesEvery runs of the others.
+	Scenes bool `json:",omitempty"`
+}
+
+// ScenesEvery is how many runs of the other checks one run of a Scenes
+// check stands for.
+const ScenesEvery = 3
+
+// RunsOf returns how many times a grade that runs each check repeat times
+// runs the check in: repeat, or for a Scenes check one run for every
+// ScenesEvery, at least one.
+func (in Info) RunsOf(repeat int) int {
+	repeat = max(repeat, 1)
+	if in.Scenes {
+		return (repeat + ScenesEvery - 1) / ScenesEvery
+	}
+	return repeat
 }
 
 // Apart says what two processes must not both draw, and what to do about it.

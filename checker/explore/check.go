@@ -19,8 +19,9 @@ const Scenes = 300
 
 // Info is the check's description, for each case's list of checks.
 var Info = check.Info{
-	ID:   "explore",
-	Name: "hundreds of random scenes keep every invariant (arrivals during and just after a fill, overlapping shelves, changing query costs)",
+	ID:     "explore",
+	Scenes: true,
+	Name:   "hundreds of random scenes keep every invariant (arrivals during and just after a fill, overlapping shelves, changing query costs)",
 	Catches: "bugs no single scene stages: a visitor arriving just as a fill lands and querying again, a fill that loses another shelf's entry, " +
 		"a cache that keeps nothing between bursts, and (case 5) a failure or a cancellation that reaches visitors it does not belong to",
 }

@@ -17,7 +17,7 @@ import (
 type Options struct {
 	Root    string // the module root, the folder that holds go.mod
 	NoRace  bool   // build without the race detector
-	Repeat  int    // runs of each check (1 when zero); a check passes only if every run passes
+	Repeat  int    // runs of each check (1 when zero; see check.Info.RunsOf); a check passes only if every run passes
 	Limits  Limits
 	Workers int // children at once (twice the number of CPUs when zero)
 	// Seed is handed to every check: a check that draws random scenes
@@ -103,8 +103,8 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 		workers = 2 * runtime.NumCPU()
 	}
 	runs := make([][]Run, len(checks))
-	for i := range runs {
-		runs[i] = make([]Run, repeat)
+	for i, in := range checks {
+		runs[i] = make([]Run, in.RunsOf(repeat))
 	}
 	type job struct{ i, k int }
 	jobs := make(chan job)
@@ -131,7 +131,9 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	}
 	for k := range repeat {
 		for i := range checks {
-			jobs <- job{i, k}
+			if k < len(runs[i]) {
+				jobs <- job{i, k}
+			}
 		}
 	}
 	close(jobs)
