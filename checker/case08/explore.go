@@ -712,7 +712,22 @@ func (x *xworld) rest() error {
 	if !x.s.world.embedded() {
 		return x.s.rest()
 	}
-	return x.s.h.Quiet(func() bool { return x.s.tap.pending.Load() == 0 })
+	// A process that has not come to rest within the hang bound, with
+	// nothing running in the shop's lines, is a loaded machine (we saw it
+	// at a load of 45 on two cores): look on, three bounds more at most.
+	for try := 0; ; try++ {
+		err := x.s.h.Quiet(func() bool { return x.s.tap.pending.Load() == 0 })
+		var st *harness.Stuck
+		if err == nil || try >= 3 || !errors.As(err, &st) || slices.ContainsFunc(st.Places, busyInShop) {
+			return err
+		}
+	}
+}
+
+// busyInShop reports whether a place where a scene was stuck is code of the
+// shop's that never stops running.
+func busyInShop(place string) bool {
+	return strings.HasPrefix(place, "still running near") || strings.HasPrefix(place, "spinning at")
 }
 
 // xresult is what a scene found.
@@ -748,7 +763,8 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 			return true
 		case errors.Is(err, errNoBound):
 			x.fail("%s still waiting after %v of the shop's clock", who, patience)
-		case errors.As(err, &st) && !slices.ContainsFunc(st.Places, inShop):
+		case errors.As(err, &st) && (!slices.ContainsFunc(st.Places, inShop) ||
+			strings.HasPrefix(st.Why, "still running") && !slices.ContainsFunc(st.Places, busyInShop)):
 			res.restless = true
 			x.fail("the shop never came to rest: %v", err)
 		default:
@@ -799,8 +815,8 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 
 // inShop reports whether a place where the scene was stuck is in the
 // shop's own lines. A scene that never came to rest with nothing of it in
-// the shop's code met a loaded machine (a garbage collection starved by a
-// busy neighbour, say), and is played again.
+// the shop's code, or with nothing of the shop's running (its readers only
+// waiting, as they may), met a loaded machine, and is played again.
 func inShop(place string) bool {
 	return place != "" && !strings.HasPrefix(place, "no goroutine") && !strings.Contains(place, "the checker's own code")
 }
