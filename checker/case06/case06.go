@@ -7,7 +7,10 @@
 // checker can tell a settled fleet from a busy one without a clock; the
 // checker moves Redis's clock (FastForward) and the shops' clock by hand.
 // With REDIS_URL set, the same scenes run on a real Redis or Valkey server,
-// each in a namespace of its own, with Redis's time real.
+// each in a namespace of its own. Redis's time is real there, so the
+// checker holds every key the shops write an hour longer than they asked
+// and keeps each one's time to live in the scene itself (world.holdStill):
+// a key expires when the shops' clock says so, on either server.
 package case06
 
 import (

@@ -271,7 +271,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
-	f.keep = locks // shop-1 is slow, not dead: on a real server its lock must not age in real time
+	f.keep = locks // shop-1 is slow, not dead: its lock lives while the others are driven
 	var losers []*harness.Crowd[[]string]
 	for i := 1; i < instances; i++ {
 		losers = append(losers, f.Visit(i, 10))

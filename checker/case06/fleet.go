@@ -40,9 +40,8 @@ type fleet struct {
 	// locks are the keys that behave as the lock (see learnLocks), found
 	// the first time a scene asks.
 	locks map[string]bool
-	// keep are keys Drive keeps alive on a real server, as their live
-	// holder would, while it moves the shops' clock: Redis's time is real
-	// there, and a slow machine must not let a held lock expire.
+	// keep are keys Drive and Elapse keep alive while they move the shops'
+	// clock, as their live holder would: a holder that is slow, not dead.
 	keep []key
 }
 
@@ -60,8 +59,7 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 		f.shops = append(f.shops, newShop(f.db, w.client(t), f.clock))
 	}
 	// A scene that holds queries may look for the lock: learn which key it
-	// is now, before any lock of this fleet ages in real time on a real
-	// server while the checker learns.
+	// is now, once, before the scene starts.
 	if n >= 2 && (g.every != nil || len(g.nth) > 0) {
 		// If the solo scene fails, lockKeys learns again and says why.
 		if locks, err := learnLocks(f); err == nil {

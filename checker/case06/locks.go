@@ -100,8 +100,6 @@ func shortLock(what string) check.Verdict {
 // the keys there now that behave as a lock (see learnLocks). No key means
 // no lock.
 func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
-	// List first: on a real server the lock ages in real time while the
-	// checker learns which key it is.
 	keys, err := f.world.Keys(f.h.Context())
 	if err != nil {
 		return nil, worldVerdict(err)
@@ -112,9 +110,6 @@ func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
 			return nil, worldVerdict(err)
 		}
 		f.locks = locks
-	}
-	if err := f.world.Refresh(f.h.Context(), keys); err != nil {
-		return nil, worldVerdict(err)
 	}
 	var out []key
 	for _, k := range keys {

@@ -2,7 +2,7 @@ package case06
 
 import (
 	"context"
-	"sync"
+	"fmt"
 	"time"
 
 	"stampede/checker/check"
@@ -115,67 +115,23 @@ func WaitVerdict(err error, who string) check.Verdict { return waitVerdict(err, 
 // WorldVerdict fails a check that could not talk to Redis.
 func WorldVerdict(err error) check.Verdict { return worldVerdict(err) }
 
-// StillTime holds Redis's time still on a real server until stop is
-// called, while the shops' clock stands still and a rebuild is held: on a
-// loaded machine a crowd can take seconds of real time to settle, and a
-// 2 s lock must not expire meanwhile. Every key there now, and every key
-// a shop writes until stop (seen right after the command, on the shop's
-// own goroutine, before it can age), is given an hour more to live; stop
-// gives each one still carrying that hour back the time to live it had,
-// and leaves alone a key the shops wrote again. Stop it before the clock
-// moves. On the embedded server, whose time moves only with the clock, it
-// does nothing.
-func (f *fleet) StillTime() (stop func()) {
-	if f.world.embedded() {
-		return func() {}
-	}
-	const extra = time.Hour
-	var mu sync.Mutex
-	had := map[string]time.Duration{}
-	freeze := func(ctx context.Context, _ string) {
-		ctx = context.WithoutCancel(ctx)
-		keys, err := f.world.Keys(ctx)
-		if err != nil {
-			return
-		}
-		for _, k := range keys {
-			mu.Lock()
-			_, seen := had[k.name]
-			if !seen && !k.forever && k.ttl < extra/2 {
-				had[k.name] = k.ttl
-			}
-			mu.Unlock()
-			if !seen && !k.forever && k.ttl < extra/2 {
-				_ = f.world.admin.PExpire(ctx, f.world.ns+k.name, k.ttl+extra).Err()
-			}
-		}
-	}
-	for _, t := range f.taps {
-		t.mu.Lock()
-		t.after = freeze
-		t.mu.Unlock()
-	}
-	freeze(f.h.Context(), "")
-	return func() {
-		for _, t := range f.taps {
-			t.mu.Lock()
-			t.after = nil
-			t.mu.Unlock()
-		}
-		ctx := context.WithoutCancel(f.h.Context())
-		mu.Lock()
-		defer mu.Unlock()
-		for name, ttl := range had {
-			left, err := f.world.admin.PTTL(ctx, f.world.ns+name).Result()
-			if err == nil && left > extra/2 { // still carries the hour
-				_ = f.world.pexpire(ctx, name, ttl)
-			}
-		}
-	}
-}
-
 // Values returns the value of every key of the world, by the name the
 // shops gave it (keys that are not strings by their type).
 func (f *fleet) Values(ctx context.Context) (map[string]string, error) {
 	return f.world.snapshot(ctx)
+}
+
+// WatchTTLs makes every instance's tap look at Redis after each command
+// that may write, as the ttl check and case 6's explorer do, and returns a
+// function that lists, as lines of story, each key seen there with no time
+// to live and the command after which it was seen so.
+func (f *fleet) WatchTTLs() func() []string {
+	seen := f.watchTTLs()
+	return func() []string {
+		var out []string
+		for _, u := range seen() {
+			out = append(out, fmt.Sprintf("shop-%d sent %q, and right after it %s had no time to live", u.shop+1, u.sent, u.key))
+		}
+		return out
+	}
 }

@@ -157,6 +157,10 @@ type tap struct {
 	// after, when set, is called once each command or pipeline that may
 	// write has run, with what was sent (see fleet.watchTTLs).
 	after func(ctx context.Context, sent string)
+	// still, when set (on a real server), is called before after, to hold
+	// the keys just written still in Redis's time (see world.holdStill):
+	// names are the keys written, and all says some are not known.
+	still func(ctx context.Context, names []string, all bool)
 
 	mu   sync.Mutex
 	log  []command
@@ -227,17 +231,34 @@ func (t *tap) written(ctx context.Context, cmds ...redis.Cmder) {
 	t.mu.Lock()
 	after := t.after
 	t.mu.Unlock()
-	if after == nil {
+	if after == nil && t.still == nil {
 		return
 	}
-	var sent []string
-	writes := false
+	var sent, names []string
+	writes, all := false, false
 	for _, cmd := range cmds {
 		name := strings.ToLower(argString(cmd.Args()[0]))
-		writes = writes || !readers[name] && !keyless[name] || name == "exec"
+		write := !readers[name] && !keyless[name]
+		writes = writes || write || name == "exec"
 		sent = append(sent, shortArgs(cmd.Args()))
+		if !write {
+			continue
+		}
+		args := make([]string, len(cmd.Args()))
+		for i, a := range cmd.Args() {
+			args[i] = argString(a)
+		}
+		idx, known := keyIndexes(name, args)
+		// A script may write keys it was not given.
+		all = all || !known || scripted[name]
+		for _, i := range idx {
+			names = append(names, strings.TrimPrefix(args[i], t.ns))
+		}
 	}
-	if writes {
+	if writes && t.still != nil {
+		t.still(ctx, names, all)
+	}
+	if writes && after != nil {
 		joined := strings.Join(sent, "; ")
 		if t.ns != "" {
 			joined = strings.ReplaceAll(joined, t.ns, "")

@@ -35,58 +35,126 @@ type world struct {
 	mu      sync.Mutex
 	clients []*redis.Client
 
-	// pins holds, on a real server, the time to live the checker last
-	// gave each key and when (see pin): Redis's clock runs while the
-	// checker works, and the scene's must not.
-	pins map[string]pin
+	// timeMu orders holdStill and Advance on a real server: shops hold
+	// the keys they write side by side, and a move of the clock waits
+	// until none is holding.
+	timeMu sync.RWMutex
+	// held is, on a real server, the time to live each key has in the
+	// scene: Redis's clock runs while the checker works, and the scene's
+	// must not. Such a key carries stillExtra more on the server, so it
+	// cannot expire in real time; only Advance ages it.
+	held map[string]time.Duration
 }
 
-// pin is a time to live the checker set on a real server: ttl, by a
-// PEXPIRE sent at sent and answered at answered.
-type pin struct {
-	ttl            time.Duration
-	sent, answered time.Time
-}
+// stillExtra is what a held key carries on a real server beyond its time
+// to live in the scene: more than any check lasts. A key whose time to
+// live on the server is below its held one plus stillExtra/2 was written
+// again by a shop since it was held.
+const stillExtra = time.Hour
 
-// slack is how far a key's time to live may stray from what Redis's own
-// clock explains and still be the checker's pin aging: Redis counts in
-// milliseconds.
-const slack = 2 * time.Millisecond
-
-// scene returns the time to live a key has in the scene, given what PTTL
-// said (observed, asked at asked and answered at answered). When the
-// checker pinned the key and Redis's clock alone explains the change, the
-// key has the pinned time to live: no scene time passed. Anything else is
-// the shops' doing (a new SET, a PEXPIRE), and observed is the truth.
-func (w *world) scene(name string, observed time.Duration, asked, answered time.Time) time.Duration {
+// sceneTTL returns the time to live a key has in the scene, given what
+// PTTL said: its held time to live while it still carries stillExtra,
+// else what the server said (a shop has just written it, and holdStill
+// will hold it).
+func (w *world) sceneTTL(name string, observed time.Duration) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p, ok := w.pins[name]
-	if !ok {
-		return observed
+	if ttl, ok := w.held[name]; ok && observed > ttl+stillExtra/2 {
+		return ttl
 	}
-	lo := p.ttl - answered.Sub(p.sent) - slack
-	hi := p.ttl - asked.Sub(p.answered) + slack
-	if observed < lo || observed > hi {
-		delete(w.pins, name)
-		return observed
-	}
-	return p.ttl
+	return observed
 }
 
-// pexpire gives a key on a real server ttl to live, and pins it.
-func (w *world) pexpire(ctx context.Context, name string, ttl time.Duration) error {
-	sent := time.Now()
-	if err := w.admin.PExpire(ctx, w.ns+name, ttl).Err(); err != nil {
+// hold gives a key on a real server ttl to live in the scene: the server
+// is told ttl plus stillExtra.
+func (w *world) hold(ctx context.Context, name string, ttl time.Duration) error {
+	if err := w.admin.PExpire(ctx, w.ns+name, ttl+stillExtra).Err(); err != nil {
 		return err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.pins == nil {
-		w.pins = map[string]pin{}
+	if w.held == nil {
+		w.held = map[string]time.Duration{}
 	}
-	w.pins[name] = pin{ttl: ttl, sent: sent, answered: time.Now()}
+	w.held[name] = ttl
 	return nil
+}
+
+// stillScript adds ARGV[1] ms to the time to live of each key whose time
+// to live is below ARGV[2] ms: the keys in KEYS and, when ARGV[3] is not
+// empty, every key that matches it. It returns each key's name and its
+// time to live as it found it: one round trip, and no moment when Redis's
+// clock can run between the look and the change.
+var stillScript = redis.NewScript(`
+local names = {}
+for _, k in ipairs(KEYS) do names[#names + 1] = k end
+if ARGV[3] ~= "" then
+	local cursor = "0"
+	repeat
+		local r = redis.call("SCAN", cursor, "MATCH", ARGV[3], "COUNT", 100)
+		cursor = r[1]
+		for _, k in ipairs(r[2]) do names[#names + 1] = k end
+	until cursor == "0"
+end
+local out = {}
+for _, k in ipairs(names) do
+	local t = redis.call("PTTL", k)
+	if t >= 0 and t < tonumber(ARGV[2]) then
+		redis.call("PEXPIRE", k, t + tonumber(ARGV[1]))
+	end
+	out[#out + 1] = k
+	out[#out + 1] = t
+end
+return out`)
+
+// holdStill holds the keys a shop has just written, on a real server
+// (every key of the world when the command's keys are not all known, as
+// for a script). It runs after each command of a shop that may write, on
+// the shop's own goroutine, one round trip after Redis answered it: a 2 s
+// lock on a loaded machine must live 2 s of the scene's time, however
+// long the checker takes to settle the fleet. A key written with a time
+// to live of stillExtra/2 or more is left to the server's clock: no check
+// can see it age.
+func (w *world) holdStill(ctx context.Context, names []string, all bool) {
+	ctx = context.WithoutCancel(ctx)
+	w.timeMu.RLock() // shops write side by side; Advance waits for them
+	defer w.timeMu.RUnlock()
+	if len(names) == 0 && !all {
+		return
+	}
+	full := make([]string, len(names))
+	for i, n := range names {
+		full[i] = w.ns + n
+	}
+	pattern := ""
+	if all {
+		pattern = w.ns + "*"
+	}
+	found, err := stillScript.Run(ctx, w.admin, full, stillExtra.Milliseconds(), (stillExtra / 2).Milliseconds(), pattern).Slice()
+	if err != nil {
+		return // the check's own listing will say so
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		w.held = map[string]time.Duration{}
+	}
+	for i := 0; i+1 < len(found); i += 2 {
+		full, ok1 := found[i].(string)
+		ms, ok2 := found[i+1].(int64)
+		if !ok1 || !ok2 {
+			continue
+		}
+		name := strings.TrimPrefix(full, w.ns)
+		switch ttl := time.Duration(ms) * time.Millisecond; {
+		case ms < 0: // gone, or no time to live
+			delete(w.held, name)
+		case ttl < stillExtra/2: // just written: held now
+			w.held[name] = ttl
+		}
+		// Otherwise it still carries stillExtra (or was written to live
+		// that long): unchanged.
+	}
 }
 
 // openWorld opens a world on the server at url, or on a fresh embedded
@@ -143,6 +211,9 @@ func (w *world) options() *redis.Options {
 // client returns a new client for one shop instance, with t in front of it.
 func (w *world) client(t *tap) *redis.Client {
 	t.ns = w.ns
+	if !w.embedded() {
+		t.still = w.holdStill
+	}
 	c := redis.NewClient(w.options())
 	c.AddHook(t)
 	w.mu.Lock()
@@ -182,8 +253,27 @@ func (k key) String() string {
 	return fmt.Sprintf("%s %v", k.name, k.ttl.Round(time.Millisecond))
 }
 
-// Keys returns the world's keys, by name, as the shops named them.
+// Keys returns the world's keys, by name, as the shops named them, with
+// their time to live in the scene.
 func (w *world) Keys(ctx context.Context) ([]key, error) {
+	raw, err := w.rawKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]key, 0, len(raw))
+	for _, k := range raw {
+		if !k.forever && !w.embedded() {
+			k.ttl = w.sceneTTL(k.name, k.ttl)
+		}
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.name, b.name) })
+	return keys, nil
+}
+
+// rawKeys returns the world's keys with the time to live the server
+// gives them, by the shops' names.
+func (w *world) rawKeys(ctx context.Context) (map[string]key, error) {
 	var names []string
 	iter := w.admin.Scan(ctx, 0, w.ns+"*", 100).Iterator()
 	for iter.Next(ctx) {
@@ -194,25 +284,29 @@ func (w *world) Keys(ctx context.Context) ([]key, error) {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	var keys []key
-	for _, name := range names {
-		asked := time.Now()
-		ms, err := w.admin.Do(ctx, "pttl", name).Int64()
+	ttls := make([]*redis.Cmd, len(names))
+	_, err := w.admin.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, name := range names {
+			ttls[i] = p.Do(ctx, "pttl", name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("case 6: reading the keys' times to live: %w", err)
+	}
+	keys := map[string]key{}
+	for i, name := range names {
+		ms, err := ttls[i].Int64()
 		if err != nil {
 			return nil, fmt.Errorf("case 6: reading the time to live of %s: %w", name, err)
 		}
-		answered := time.Now()
 		short := strings.TrimPrefix(name, w.ns)
 		switch {
 		case ms == -2: // gone since the scan
 		case ms < 0:
-			keys = append(keys, key{name: short, forever: true})
+			keys[short] = key{name: short, forever: true}
 		default:
-			ttl := time.Duration(ms) * time.Millisecond
-			if !w.embedded() {
-				ttl = w.scene(short, ttl, asked, answered)
-			}
-			keys = append(keys, key{name: short, ttl: ttl})
+			keys[short] = key{name: short, ttl: time.Duration(ms) * time.Millisecond}
 		}
 	}
 	return keys, nil
@@ -232,7 +326,13 @@ func (w *world) Get(ctx context.Context, name string) (string, bool, error) {
 
 // Set writes a key with a time to live, as another instance would.
 func (w *world) Set(ctx context.Context, name, value string, ttl time.Duration) error {
-	if err := w.admin.Set(ctx, w.ns+name, value, ttl).Err(); err != nil {
+	err := w.admin.Set(ctx, w.ns+name, value, ttl).Err()
+	if err == nil && !w.embedded() {
+		w.timeMu.Lock()
+		err = w.hold(ctx, name, ttl)
+		w.timeMu.Unlock()
+	}
+	if err != nil {
 		return fmt.Errorf("case 6: writing %s: %w", name, err)
 	}
 	return nil
@@ -256,59 +356,51 @@ func (w *world) DeleteAll(ctx context.Context) error {
 // expire in step with the scene: a lock shorter than the rebuild expires
 // while the holder is held, as it would in production. On the embedded
 // server it moves Redis's clock. On a real one, whose clock runs while the
-// checker works, it sets every key's time to live to what the scene says
-// it is (see scene), less d: so a key lives exactly as long in the scene
-// on a real server as on the embedded one, however slow the machine. Keys
-// in keep then get back the time to live they had when listed, as a live
-// holder would keep them.
+// checker works, keys are held (see holdStill), and it ages each one's
+// held time to live by d, deleting the keys whose time is up: so a key
+// lives exactly as long in the scene on a real server as on the embedded
+// one, however slow the machine. Keys in keep then get back the time to
+// live they had when listed, as a live holder would keep them.
 func (w *world) Advance(ctx context.Context, d time.Duration, keep []key) error {
-	if d > 0 && w.embedded() {
-		w.mr.FastForward(d)
-	}
-	if !w.embedded() {
-		keys, err := w.Keys(ctx)
-		if err != nil {
-			return err
+	kept := func(k key) bool { return slices.ContainsFunc(keep, func(c key) bool { return c.name == k.name }) }
+	if w.embedded() {
+		if d > 0 {
+			w.mr.FastForward(d)
 		}
-		for _, k := range keys {
-			var err error
-			switch {
-			case k.forever || slices.ContainsFunc(keep, func(c key) bool { return c.name == k.name }):
-			case k.ttl <= d:
-				err = w.admin.Del(ctx, w.ns+k.name).Err()
-			default:
-				err = w.pexpire(ctx, k.name, k.ttl-d)
+		for _, k := range keep {
+			if k.forever {
+				continue
 			}
-			if err != nil {
-				return fmt.Errorf("case 6: letting %v pass for %s: %w", d, k.name, err)
+			if err := w.admin.PExpire(ctx, w.ns+k.name, k.ttl).Err(); err != nil {
+				return fmt.Errorf("case 6: keeping %s alive: %w", k.name, err)
 			}
 		}
+		return nil
 	}
-	for _, k := range keep {
-		if k.forever {
-			continue
-		}
+	w.timeMu.Lock()
+	defer w.timeMu.Unlock()
+	keys, err := w.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
 		var err error
-		if w.embedded() {
-			err = w.admin.PExpire(ctx, w.ns+k.name, k.ttl).Err()
-		} else {
-			err = w.pexpire(ctx, k.name, k.ttl)
+		switch {
+		case k.forever:
+		case kept(k):
+			if i := slices.IndexFunc(keep, func(c key) bool { return c.name == k.name }); !keep[i].forever {
+				err = w.hold(ctx, k.name, keep[i].ttl)
+			}
+		case k.ttl <= d:
+			err = w.admin.Del(ctx, w.ns+k.name).Err()
+		default:
+			err = w.hold(ctx, k.name, k.ttl-d)
 		}
 		if err != nil {
-			return fmt.Errorf("case 6: keeping %s alive: %w", k.name, err)
+			return fmt.Errorf("case 6: letting %v pass for %s: %w", d, k.name, err)
 		}
 	}
 	return nil
-}
-
-// Refresh gives keys back the time to live they had when listed, on a real
-// server, where Redis's time passed while the checker worked. The embedded
-// server's time moves only with the scene's clock.
-func (w *world) Refresh(ctx context.Context, keys []key) error {
-	if w.embedded() {
-		return nil
-	}
-	return w.Advance(ctx, 0, keys)
 }
 
 // Close removes the world's keys from a real server and closes every

@@ -75,7 +75,8 @@ const focuses = 4
 
 // ExploreInfo describes the explorer's check for case 8.
 var ExploreInfo = check.Info{
-	ID: "explore",
+	ID:     "explore",
+	Scenes: true,
 	Name: "random scenes keep every invariant (misses that land as a rebuild does, slow writes, readers who leave, " +
 		"a cold start past the pool with pages cached, pages lost at random moments)",
 	Catches: "bugs no hand-built scene stages: no second look in Redis once the rebuild has its slot, a page stored after its flight " +
@@ -747,7 +748,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 		x.byPage[events.PageOf(p)] = p
 	}
 	for i, rd := range sc.Readers {
-		ctx, end := explore.Leaver(i, rd.Deadline)
+		ctx, end := explore.NewContext(i, rd.Deadline)
 		x.ctxs, x.ends = append(x.ctxs, ctx), append(x.ends, end)
 	}
 	s, err := newExploreScene(h, newShop, x)

@@ -50,6 +50,7 @@ var Case = check.Case{
 			Catches: "a poll with no bound on a cold miss"},
 		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
 			Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"},
+		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
 	},
@@ -88,6 +89,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"budget":         func(h *harness.H) check.Verdict { return case06.BudgetError(h, lock) },
 		"ttl":            func(h *harness.H) check.Verdict { return EveryKeyExpires(h, mk, lock) },
 		"race":           func(h *harness.H) check.Verdict { return Busy(h, mk) },
+		"explore":        func(h *harness.H) check.Verdict { return Explore(h, mk) },
 	}
 	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {

@@ -43,8 +43,13 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many readers each instance has every half second")
 	url := fs.String("redis", case06.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+case06.URLVar+", or an embedded miniredis)")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		return exploreStory(h, w, newShop, *seed, *timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err

@@ -44,6 +44,7 @@ var Case = check.Case{
 		{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
 			Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"},
 		tokensInfo,
+		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
 	},
@@ -68,10 +69,11 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"ttl":                 EveryKeyExpires,
 		"tokens":              Tokens,
 		"race":                Busy,
+		"explore":             Explore,
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
+			return Scenario(ctx, w, args, mk, pkgOf[S]())
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{},
 	}

@@ -31,9 +31,11 @@ const (
 // while a read of it is on its way. It tells three races on three write
 // paths written the usual ways, each with its timeline, then plays the two
 // timelines on the code under test.
-func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) error {
+func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 10", flag.ContinueOnError)
 	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
@@ -43,6 +45,9 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) 
 			return &harness.FlagError{Err: err}
 		}
 		w.Close()
+	}
+	if *seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
 	}
 	races := []struct {
 		title string

@@ -115,17 +115,3 @@ func visitorOf(ctx context.Context) int {
 	}
 	return -1
 }
-
-// Leaver returns a visitor's context for the explorer of a case of another
-// shape (case 8): it ends when end is called, with context.Canceled or,
-// when deadline is set, with context.DeadlineExceeded, and it reports a
-// deadline an hour of real time away, as the scenes of this package do.
-// VisitorOf answers id for it and for any context derived from it.
-func Leaver(id int, deadline bool) (ctx context.Context, end func()) {
-	c := newVisitCtx(id, deadline, time.Now().Add(time.Hour))
-	return c, c.end
-}
-
-// VisitorOf returns the number given to Leaver for the context ctx comes
-// from (through context.WithoutCancel too), or -1.
-func VisitorOf(ctx context.Context) int { return visitorOf(ctx) }

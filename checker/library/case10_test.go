@@ -1,26 +1,47 @@
 package library
 
 var _ = register(10,
-	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "slow-leader", "lease-coalesces"}},
+	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "slow-leader", "lease-coalesces", "explore"}},
 	// The three races.
-	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit"}},
-	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set"}},
-	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "lease-coalesces"}},
+	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "explore"}},
+	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set"}, maybe: map[string]string{
+		"explore": "caught only where a reader's query spans a write's commit and its SET lands after the write's (11 scenes of 40)",
+	}},
+	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "lease-coalesces", "explore"}},
 	// Leases done wrong.
-	entry{dir: "wrong/getthenset", fails: []string{"stale-set"}},
-	entry{dir: "wrong/keeplease", fails: []string{"stale-set"}},
-	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens"}},
-	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces"}},
-	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl"}},
+	entry{dir: "wrong/getthenset", fails: []string{"stale-set"}, maybe: map[string]string{
+		"explore": "caught only where a write's delete lands between the filler's GET of the lease and its SET, at one instant (1 scene in 90 seen)",
+	}},
+	entry{dir: "wrong/keeplease", fails: []string{"stale-set"}, maybe: map[string]string{
+		"explore": "caught only where a filler's query spans a write's commit (11 scenes of 40)",
+	}},
+	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens"}, maybe: map[string]string{
+		"explore": "caught where a filler's lease is taken over by one with the same token before it fills: the stalled scenes, and a few others (13 scenes of 40)",
+	}},
+	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces", "explore"}},
+	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl", "explore"}},
 	// Versions, delays and times to live.
-	entry{dir: "wrong/textversion", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "slow-leader"}},
-	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "lease-coalesces"}},
-	entry{dir: "wrong/nottl", fails: []string{"ttl"}},
-	entry{dir: "wrong/expirelater", fails: []string{"ttl"}},
+	entry{dir: "wrong/textversion", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "slow-leader", "explore"}},
+	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "lease-coalesces", "explore"}},
+	entry{dir: "wrong/nottl", fails: []string{"ttl", "explore"}},
+	entry{dir: "wrong/expirelater", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/racy", fails: []string{"race"}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas"},
 	entry{dir: "right/fencing"},
 	entry{dir: "right/luaops"},
+	// Issue 12: the explorer. Caught only in scenes no hand-built check
+	// stages: an instance that has seen the old price before another
+	// instance's write, a book first filled after another book's write, a
+	// reader whose deadline passes while another reads the row. Each is
+	// caught in at least 70% of the scenes (42, 42 and 50 of 60; see
+	// TestExploreCatchRates and design.md), so one run of 24 scenes misses
+	// with a chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
+	// entries above that fail explore are caught in 72% of the scenes or
+	// more (deletebefore 29 of 40, textversion 33, shipped 39, the others
+	// every scene).
+	entry{dir: "wrong/explore-localcopy", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-oneversion", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-deadlineread", fails: []string{"explore"}},
 )

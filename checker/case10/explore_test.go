@@ -1,0 +1,131 @@
+package case10
+
+import (
+	"context"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+
+	"stampede/checker/harness"
+	rfencing "stampede/checker/library/case10/right/fencing"
+	rluaops "stampede/checker/library/case10/right/luaops"
+	rversioncas "stampede/checker/library/case10/right/versioncas"
+	shipped "stampede/checker/library/case10/shipped"
+	wdeleteafter "stampede/checker/library/case10/wrong/deleteafter"
+	wdeletebefore "stampede/checker/library/case10/wrong/deletebefore"
+	wdoubledelete "stampede/checker/library/case10/wrong/doubledelete"
+	wexpirelater "stampede/checker/library/case10/wrong/expirelater"
+	wdeadlineread "stampede/checker/library/case10/wrong/explore-deadlineread"
+	wlocalcopy "stampede/checker/library/case10/wrong/explore-localcopy"
+	woneversion "stampede/checker/library/case10/wrong/explore-oneversion"
+	wgetthenset "stampede/checker/library/case10/wrong/getthenset"
+	wkeeplease "stampede/checker/library/case10/wrong/keeplease"
+	wlosersquery "stampede/checker/library/case10/wrong/losersquery"
+	wnobound "stampede/checker/library/case10/wrong/nobound"
+	wnottl "stampede/checker/library/case10/wrong/nottl"
+	wsametoken "stampede/checker/library/case10/wrong/sametoken"
+	wseededtoken "stampede/checker/library/case10/wrong/seededtoken"
+	wsetonwrite "stampede/checker/library/case10/wrong/setonwrite"
+	wtextversion "stampede/checker/library/case10/wrong/textversion"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+	solution "stampede/solutions/case10"
+)
+
+var (
+	exploreScenes = flag.Int("scenes", 30, "how many explorer scenes each right answer of case 10 must pass in a row")
+	exploreSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
+)
+
+func mkShop[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
+	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return f(db, rdb, clk) }
+}
+
+// TestExploreRightAnswers plays -scenes scenes (run it with -scenes 1000
+// for the proof) on the solution and every known-right entry: none may
+// fail. (Not in parallel: settling waits for the whole process.)
+func TestExploreRightAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds hundreds of fleets")
+	}
+	for _, r := range []struct {
+		name string
+		mk   NewShop
+	}{
+		{"solutions/case10", mkShop(solution.New)},
+		{"checker/library/case10/right/fencing", mkShop(rfencing.New)},
+		{"checker/library/case10/right/luaops", mkShop(rluaops.New)},
+		{"checker/library/case10/right/versioncas", mkShop(rversioncas.New)},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
+			began := time.Now()
+			v := explore10(h, r.mk, *exploreSeed, *exploreScenes)
+			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
+			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
+		})
+	}
+}
+
+func TestExploreFailsTheShippedCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fleets")
+	}
+	h := harness.New(context.Background(), "stampede/checker/library/case10/shipped", harness.DefaultBound)
+	v := explore10(h, mkShop(shipped.New), 1, 20)
+	assert.False(t, v.Pass)
+	assert.Contains(t, v.Message, "--seed")
+	t.Logf("%s: %s", v.Figure, v.Message)
+}
+
+var rates = flag.Int("rates", 0, "with N > 0: play N scenes, one at a time, on every known-wrong entry, and log how many break an invariant")
+
+// TestExploreCatchRates measures, for each known-wrong entry, the share of
+// scenes that break an invariant: the library's verdicts and their
+// computed chances of a miss come from it. Run it with -rates 200.
+func TestExploreCatchRates(t *testing.T) {
+	if *rates == 0 {
+		t.Skip("run with -rates N")
+	}
+	for _, r := range []struct {
+		name string
+		mk   NewShop
+	}{
+		{"shipped", mkShop(shipped.New)},
+		{"wrong/deletebefore", mkShop(wdeletebefore.New)},
+		{"wrong/setonwrite", mkShop(wsetonwrite.New)},
+		{"wrong/deleteafter", mkShop(wdeleteafter.New)},
+		{"wrong/getthenset", mkShop(wgetthenset.New)},
+		{"wrong/keeplease", mkShop(wkeeplease.New)},
+		{"wrong/sametoken", mkShop(wsametoken.New)},
+		{"wrong/losersquery", mkShop(wlosersquery.New)},
+		{"wrong/nobound", mkShop(wnobound.New)},
+		{"wrong/textversion", mkShop(wtextversion.New)},
+		{"wrong/doubledelete", mkShop(wdoubledelete.New)},
+		{"wrong/nottl", mkShop(wnottl.New)},
+		{"wrong/expirelater", mkShop(wexpirelater.New)},
+		{"wrong/seededtoken", mkShop(wseededtoken.New)},
+		{"wrong/explore-localcopy", mkShop(wlocalcopy.New)},
+		{"wrong/explore-oneversion", mkShop(woneversion.New)},
+		{"wrong/explore-deadlineread", mkShop(wdeadlineread.New)},
+	} {
+		t.Run(r.name, func(t *testing.T) {
+			h := harness.New(context.Background(), "stampede/checker/library/case10/"+r.name, harness.DefaultBound)
+			caught := 0
+			var seeds []uint64
+			for i := range *rates {
+				sc := drawScene10(*exploreSeed + uint64(i))
+				if res := playAgain(h, r.mk, sc, false); res.bad != "" {
+					caught++
+					if len(seeds) < 5 {
+						seeds = append(seeds, sc.Seed)
+					}
+				}
+			}
+			t.Logf("%s: %d of %d scenes break an invariant (seeds %v)", r.name, caught, *rates, seeds)
+		})
+	}
+}
