@@ -46,6 +46,7 @@ var Case = check.Case{
 			Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"},
+		ExploreInfo,
 	},
 	Hints: []string{
 		"Run `go run ./shop run 8` and read the expiry wave: 2,000 pages stored in the same second with the same 30 s all expire in the same second. What would make pages stored together expire apart?",
@@ -78,6 +79,7 @@ func Bind[S Shop](newShop func(*events.DB, *redis.Client, clock.Clock) S) harnes
 		"values":      Values,
 		"budget":      Budget,
 		"race":        Busy,
+		"explore":     Explore,
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -47,8 +48,19 @@ func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newSh
 	fs := flag.NewFlagSet("run 8", flag.ContinueOnError)
 	n := fs.Int("pages", storyPages, "how many event pages the warm-up stores")
 	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
+	}
+	if *seed != 0 {
+		if *url != serverURL() {
+			// The explorer's worlds open on the server the environment names.
+			if err := os.Setenv(URLVar, *url); err != nil {
+				return err
+			}
+		}
+		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
 	}
 	if err := harness.Positive("pages", *n); err != nil {
 		return err

@@ -34,6 +34,13 @@ type tap struct {
 	// answered counts commands answered: progress, for a scene that waits
 	// for the shop to come to rest.
 	answered atomic.Int64
+
+	// stage, when set, sees every single command twice, with the shop's own
+	// key names: before it is sent (answered false) and after its answer
+	// (answered true), when it is no longer counted as pending. The
+	// explorer uses it to hold a command on the scene's clock, as a slow
+	// network would (see explore.go). It is set before the shop is made.
+	stage func(ctx context.Context, cmd redis.Cmder, answered bool)
 }
 
 // span is when a command was sent and when its answer came back, on the
@@ -57,18 +64,29 @@ func (t *tap) DialHook(next redis.DialHook) redis.DialHook { return next }
 // ProcessHook implements redis.Hook.
 func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		if t.stage != nil {
+			t.stage(ctx, cmd, false)
+		}
 		keys, restore, err := t.rename(cmd)
 		if err != nil {
 			cmd.SetErr(err)
 			return err
 		}
 		t.pending.Add(1)
-		defer t.pending.Add(-1)
-		defer t.answered.Add(1)
 		sent := time.Now()
 		err = next(ctx, cmd)
 		t.note(keys, sent)
 		restore()
+		t.answered.Add(1)
+		t.pending.Add(-1)
+		if t.stage != nil {
+			// go-redis sets a command's error once the hooks return; the
+			// stage reads it from the command.
+			if err != nil {
+				cmd.SetErr(err)
+			}
+			t.stage(ctx, cmd, true)
+		}
 		return err
 	}
 }

@@ -156,6 +156,12 @@ func (w *world) read(ctx context.Context) (reading, error) {
 	if err != nil {
 		return reading{}, err
 	}
+	return w.readNames(ctx, names)
+}
+
+// readNames reads the time to live and value of the named keys (the shop's
+// names); a key that is gone is left out.
+func (w *world) readNames(ctx context.Context, names []string) (reading, error) {
 	r := reading{ttl: map[string]time.Duration{}, values: map[string]string{}, at: map[string]span{}}
 	for len(names) > 0 {
 		chunk := names[:min(readChunk, len(names))]

@@ -4,12 +4,14 @@ package library
 // draw with a chance below 1e-6 (checker/case08/spread.go says how), and
 // every wrong answer below misses its bound by a factor of three or more,
 // so no verdict here depends on the draw. The counting checks hold every
-// query at a gate and count once the readers have settled.
+// query at a gate and count once the readers have settled. The explorer's
+// rules are exact, and the windows it stages are built into its scenes, not
+// left to the scheduler, so its verdicts below hold on every run.
 var _ = register(8,
-	entry{dir: "shipped", fails: []string{"warm-spread", "rebuild-ttl", "once", "at-most"}},
+	entry{dir: "shipped", fails: []string{"warm-spread", "rebuild-ttl", "once", "at-most", "explore"}},
 	// Times to live: below the floor, past 35 s, or not spread.
-	entry{dir: "wrong/subtract", fails: []string{"warm-ttl", "rebuild-ttl"}},
-	entry{dir: "wrong/toowide", fails: []string{"warm-ttl", "rebuild-ttl"}},
+	entry{dir: "wrong/subtract", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
+	entry{dir: "wrong/toowide", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
 	entry{dir: "wrong/fixedseed", fails: []string{"warm-spread", "rebuild-ttl"}},
 	entry{dir: "wrong/wholeseconds", fails: []string{"warm-spread", "rebuild-ttl"}},
 	entry{dir: "wrong/floatcast", fails: []string{"warm-spread", "rebuild-ttl"}},
@@ -18,19 +20,29 @@ var _ = register(8,
 	entry{dir: "wrong/onedraw", fails: []string{"warm-spread"}},
 	entry{dir: "wrong/warmonly", fails: []string{"rebuild-ttl"}},
 	// The cold start: one query per page, at most 20 at once, more than 1.
-	entry{dir: "wrong/noflight", fails: []string{"once"}},
-	entry{dir: "wrong/afterquery", fails: []string{"at-most"}},
-	entry{dir: "wrong/releasefirst", fails: []string{"at-most"}},
-	entry{dir: "wrong/bigpool", fails: []string{"at-most"}},
-	entry{dir: "wrong/perpage", fails: []string{"at-most"}},
-	entry{dir: "wrong/nobound", fails: []string{"at-most"}},
+	entry{dir: "wrong/noflight", fails: []string{"once", "explore"}},
+	entry{dir: "wrong/afterquery", fails: []string{"at-most", "explore"}},
+	entry{dir: "wrong/releasefirst", fails: []string{"at-most", "explore"}},
+	entry{dir: "wrong/bigpool", fails: []string{"at-most", "explore"}},
+	entry{dir: "wrong/perpage", fails: []string{"at-most", "explore"}},
+	entry{dir: "wrong/nobound", fails: []string{"at-most", "explore"}},
 	entry{dir: "wrong/globallock", fails: []string{"parallel"}},
 	// Every reader served, within a budget, with a typed error past it.
 	entry{dir: "wrong/waitforever", fails: []string{"budget"}},
 	entry{dir: "wrong/untyped", fails: []string{"budget"}},
 	entry{dir: "wrong/do", fails: []string{"budget"}},
-	entry{dir: "wrong/shortbudget", fails: []string{"values"}},
-	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "race"}}, // its own reader waits on the flight too
+	entry{dir: "wrong/shortbudget", fails: []string{"values", "explore"}},
+	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "race", "explore"}}, // its own reader waits on the flight too
+	// Only the explorer stages these windows (checker/case08/explore.go): a
+	// miss held across the rebuild's landing, a write held on its way, a
+	// reader who leaves, a cached page read while 20 rebuilds run. Scene
+	// i of a run has focus i mod 4, so every run of 24 scenes stages each
+	// window six times, and each of these bugs shows in every such scene.
+	entry{dir: "wrong/explore-nosecondlook", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-storeafter", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-starterctx", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-onelook", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-canceled", fails: []string{"explore"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/weighted"},
 	entry{dir: "right/errgroup"},
