@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -461,20 +462,12 @@ func exploreFleet(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdi
 // fewer visitors, earlier arrivals, cheaper reads, no takeover. It has a
 // time budget, which decides how small the report is, never the verdict.
 func shrinkFleet(h *harness.H, newShop NewShop, sc fscene, bad string, locks map[string][]string) (fscene, string) {
-	stop := time.Now().Add(3 * time.Second)
-	for better := true; better; {
-		better = false
-		for _, c := range fleetCandidates(sc) {
-			if time.Now().After(stop) {
-				return sc, bad
-			}
-			if r := playFleet(h, newShop, c, locks); r.err == nil && r.bad != "" && !r.restless {
-				sc, bad, better = c, r.bad, true
-				break
-			}
+	return explore.Shrink(sc, bad, fleetCandidates, func(c fscene) string {
+		if r := playFleet(h, newShop, c, locks); r.err == nil && !r.restless {
+			return r.bad
 		}
-	}
-	return sc, bad
+		return ""
+	})
 }
 
 func fleetCandidates(sc fscene) []fscene {

@@ -951,20 +951,12 @@ func exploreRun(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict
 // readers who stay, cheaper queries. It has a time budget, which decides
 // how small the report is, never the verdict.
 func shrinkScene(h *harness.H, newShop NewShop, sc xscene, bad string) (xscene, string) {
-	stop := time.Now().Add(3 * time.Second)
-	for better := true; better; {
-		better = false
-		for _, c := range candidates(sc) {
-			if time.Now().After(stop) {
-				return sc, bad
-			}
-			if r := playScene(h, newShop, c); r.err == nil && r.bad != "" && !r.restless {
-				sc, bad, better = c, r.bad, true
-				break
-			}
+	return explore.Shrink(sc, bad, candidates, func(c xscene) string {
+		if r := playScene(h, newShop, c); r.err == nil && !r.restless {
+			return r.bad
 		}
-	}
-	return sc, bad
+		return ""
+	})
 }
 
 func candidates(sc xscene) []xscene {

@@ -15,6 +15,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -747,10 +748,10 @@ func Explore(h *harness.H, newShop NewShop) check.Verdict {
 	if seed == 0 {
 		seed = 1 + rand.Uint64N(1_000_000)
 	}
-	return explore(h, newShop, seed, exploreScenes)
+	return exploreScenesFrom(h, newShop, seed, exploreScenes)
 }
 
-func explore(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
+func exploreScenesFrom(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
 	busy := 0
 	for i := range n {
 		sc := drawScene(seed + uint64(i))
@@ -788,20 +789,12 @@ func explore(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
 // It has a time budget, which decides how small the report is, never the
 // verdict.
 func shrink(h *harness.H, newShop NewShop, sc escene, bad string) (escene, string) {
-	stop := time.Now().Add(3 * time.Second)
-	for better := true; better; {
-		better = false
-		for _, c := range candidates(sc) {
-			if time.Now().After(stop) {
-				return sc, bad
-			}
-			if r := playScene(h, newShop, c); r.err == nil && r.bad != "" && !r.restless {
-				sc, bad, better = c, r.bad, true
-				break
-			}
+	return explore.Shrink(sc, bad, candidates, func(c escene) string {
+		if r := playScene(h, newShop, c); r.err == nil && !r.restless {
+			return r.bad
 		}
-	}
-	return sc, bad
+		return ""
+	})
 }
 
 func candidates(sc escene) []escene {

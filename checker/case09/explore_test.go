@@ -47,7 +47,7 @@ func TestExploreRight(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := explore(h, r.mk, *exploreSeed, *exploreN)
+			v := exploreScenesFrom(h, r.mk, *exploreSeed, *exploreN)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
@@ -59,7 +59,7 @@ func TestExploreFailsTheShipped(t *testing.T) {
 		t.Skip("builds fleets")
 	}
 	h := harness.New(context.Background(), "stampede/checker/library/case09/shipped", harness.DefaultBound)
-	v := explore(h, mk(shipped.New), 1, 8)
+	v := exploreScenesFrom(h, mk(shipped.New), 1, 8)
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)

@@ -982,20 +982,12 @@ func playAgain(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 // that work, cost 10 ms and do not stall, earlier arrivals. It has a time
 // budget, which decides how small the report is, never the verdict.
 func shrink10(h *harness.H, newShop NewShop, sc xscene, bad string) (xscene, string) {
-	stop := time.Now().Add(3 * time.Second)
-	for better := true; better; {
-		better = false
-		for _, c := range candidates10(sc) {
-			if time.Now().After(stop) {
-				return sc, bad
-			}
-			if r := playScene10(h, newShop, c, false); r.err == nil && r.bad != "" && !r.restless {
-				sc, bad, better = c, r.bad, true
-				break
-			}
+	return explore.Shrink(sc, bad, candidates10, func(c xscene) string {
+		if r := playScene10(h, newShop, c, false); r.err == nil && !r.restless {
+			return r.bad
 		}
-	}
-	return sc, bad
+		return ""
+	})
 }
 
 func candidates10(sc xscene) []xscene {

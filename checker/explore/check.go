@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
-	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
@@ -58,29 +57,12 @@ func Run(h *harness.H, newShop shelves.New, p Profile, seed uint64, n int) check
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
 }
 
-// shrinkBudget bounds the time spent shrinking. It decides how small the
-// reported scene is, never the verdict.
-const shrinkBudget = 3 * time.Second
-
 // shrink looks for a smaller scene that still breaks an invariant: fewer
 // visitors, fewer contexts that end, earlier arrivals, fewer and cheaper
 // queries that do not fail. A candidate counts when it breaks one in any
 // of two plays, as some bugs need a schedule that only comes now and then.
 func shrink(h *harness.H, newShop shelves.New, p Profile, sc Scene, bad string) (Scene, string) {
-	stop := time.Now().Add(shrinkBudget)
-	for better := true; better; {
-		better = false
-		for _, c := range candidates(sc) {
-			if time.Now().After(stop) {
-				return sc, bad
-			}
-			if b := breaks(h, newShop, p, c, 2); b != "" {
-				sc, bad, better = c, b, true
-				break
-			}
-		}
-	}
-	return sc, bad
+	return Shrink(sc, bad, candidates, func(c Scene) string { return breaks(h, newShop, p, c, 2) })
 }
 
 // breaks plays a scene up to tries times and returns the first invariant
