@@ -36,8 +36,11 @@ func TestSpinningWaitersAreCalledSpinning(t *testing.T) {
 	var st *Stuck
 	require.ErrorAs(t, crowd.Settle(), &st)
 	assert.True(t, st.Busy)
-	assert.Contains(t, st.Error(), "3 visitors spinning at ")
-	assert.Contains(t, st.Error(), "crowd_test.go:23 (a loop around runtime.Gosched)")
+	// One snapshot: a spinner caught between two calls of Gosched (at the
+	// loop's condition) is "still running near" line 22, so how many are
+	// seen spinning depends on the instant (make test saw 2 of 3 at a load
+	// of 15). At least one is, and the held query is named.
+	assert.Regexp(t, `[123] visitors? spinning at \S*crowd_test.go:23 \(a loop around runtime.Gosched\)`, st.Error())
 	assert.Contains(t, st.Error(), "which the checker holds")
 	assert.Contains(t, st.Hint, "busy-waiting")
 	gate.Open()
