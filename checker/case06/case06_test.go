@@ -60,7 +60,8 @@ func TestAttempt(t *testing.T) {
 
 func TestManualClock(t *testing.T) {
 	c := newManual()
-	assert.False(t, c.Next(), "nobody sleeps")
+	_, ok := c.Upcoming()
+	assert.False(t, ok, "nobody sleeps")
 	woke := make(chan time.Duration, 3)
 	for _, d := range []time.Duration{50 * time.Millisecond, 55 * time.Millisecond, 80 * time.Millisecond} {
 		go func() {
@@ -70,11 +71,18 @@ func TestManualClock(t *testing.T) {
 		}()
 	}
 	require.Eventually(t, func() bool { return c.Sleepers() == 3 }, time.Second, time.Millisecond)
-	require.True(t, c.Next())
 	// 50 ms and 55 ms lie within one tick: they wake together, at 55 ms.
+	next, ok := c.Upcoming()
+	require.True(t, ok)
+	assert.Equal(t, 55*time.Millisecond, next.Sub(nine))
+	assert.Equal(t, nine, c.Now(), "Upcoming moves nothing")
+	assert.Equal(t, 3, c.Sleepers(), "Upcoming wakes nobody")
+	require.True(t, c.Set(next))
 	assert.ElementsMatch(t, []time.Duration{50 * time.Millisecond, 55 * time.Millisecond}, []time.Duration{<-woke, <-woke})
 	assert.Equal(t, 55*time.Millisecond, c.Now().Sub(nine))
-	require.True(t, c.Next())
+	next, ok = c.Upcoming()
+	require.True(t, ok)
+	require.True(t, c.Set(next))
 	assert.Equal(t, 80*time.Millisecond, <-woke)
 	assert.Equal(t, 80*time.Millisecond, c.Now().Sub(nine))
 

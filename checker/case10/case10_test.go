@@ -24,10 +24,15 @@ func TestExactClockWakesEachSleeperAtItsOwnTime(t *testing.T) {
 		}()
 	}
 	require.Eventually(t, func() bool { return c.Sleepers() == 2 }, time.Second, time.Millisecond)
-	require.True(t, c.Next())
+	next, ok := c.Upcoming()
+	require.True(t, ok)
+	assert.Equal(t, 3*time.Millisecond, next.Sub(nine), "the 9 ms sleeper is within a tick, and still waits")
+	require.True(t, c.Set(next))
 	assert.Equal(t, 3*time.Millisecond, <-woke)
 	assert.Equal(t, 3*time.Millisecond, c.Now().Sub(nine))
-	require.True(t, c.Next())
+	next, ok = c.Upcoming()
+	require.True(t, ok)
+	require.True(t, c.Set(next))
 	assert.Equal(t, 9*time.Millisecond, <-woke)
 }
 

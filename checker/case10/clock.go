@@ -67,14 +67,17 @@ func (c *manual) Sleep(ctx context.Context, d time.Duration) error {
 // hundred jittered polls do not need a hundred moves of the clock.
 const tick = 10 * time.Millisecond
 
-// Next moves the clock to the earliest wake-up time, or up to one tick past
-// it, and wakes everyone due by then. It reports false when nobody sleeps
-// on the clock.
-func (c *manual) Next() bool {
+// Upcoming returns the time Next would move the clock to: the earliest
+// wake-up time, or up to one tick past it when more sleepers are due by
+// then. It reports false when nobody sleeps on the clock. The checker moves
+// Redis's clock to it first and then calls Set: a shop woken by the move
+// must find Redis already there (a lock taken by a woken shop before
+// Redis's clock caught up would be aged by the whole move, and gone).
+func (c *manual) Upcoming() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.sleepers) == 0 {
-		return false
+		return time.Time{}, false
 	}
 	earliest := c.sleepers[0].at
 	for _, s := range c.sleepers {
@@ -83,19 +86,13 @@ func (c *manual) Next() bool {
 		}
 	}
 	until := earliest.Add(c.grain)
+	next := c.now
 	for _, s := range c.sleepers {
-		if !s.at.After(until) && s.at.After(c.now) {
-			c.now = s.at
+		if !s.at.After(until) && s.at.After(next) {
+			next = s.at
 		}
 	}
-	c.sleepers = slices.DeleteFunc(c.sleepers, func(s *sleeper) bool {
-		if s.at.After(c.now) {
-			return false
-		}
-		close(s.wake)
-		return true
-	})
-	return true
+	return next, true
 }
 
 // Earliest returns the earliest wake-up time, if anyone sleeps.

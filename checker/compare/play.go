@@ -369,14 +369,16 @@ func (p *play) until(t time.Time) error {
 	return nil
 }
 
-// set moves the shops' clock, and Redis's with it.
+// set moves the shops' clock, and Redis's with it. Redis's goes first,
+// while the process is at rest: a shop woken by the shops' clock must find
+// Redis already at t, or a key it writes would be aged by the whole step.
 func (p *play) set(t time.Time) {
 	now := p.env.Clock.Now()
 	if !t.After(now) {
 		return
 	}
-	p.env.Clock.Set(t)
 	p.env.pass(t.Sub(now))
+	p.env.Clock.Set(t)
 }
 
 // land moves the clock on until every read has returned.
