@@ -12,6 +12,11 @@ import (
 	"stampede/checker/grade"
 )
 
+// storyKill is when `run` stops a story's process from outside: a last
+// resort past the worker's own limits (see checker/worker), which stop a
+// stuck story with a diagnosis of where it is stuck.
+const storyKill = 5 * time.Minute
+
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	solution := fs.Bool("solution", false, "play the story on the reference solution")
@@ -59,7 +64,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer w.Close()
-	if err := w.Play(ctx, rest[1:], stdout, 2*time.Minute); err != nil {
+	if err := w.Play(ctx, rest[1:], stdout, storyKill); err != nil {
 		var ue *grade.UsageError
 		if errors.As(err, &ue) {
 			return usagef("run %d: %s (its flags: go run ./shop run %d -h)", c.Number, ue.Msg, c.Number)

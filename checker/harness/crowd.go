@@ -150,7 +150,7 @@ func (c *Crowd[T]) Wait() error {
 		}
 		deadlock = c.h.stuck(gs, "deadlocked")
 		return true
-	}, c.done, c.h.bound, time.Millisecond)
+	}, c.done, time.Millisecond, wallBudget(c.h.bound))
 	if err != nil {
 		return err
 	}

@@ -72,14 +72,28 @@ func (h *H) Dir() string { return h.dir }
 func (h *H) Settled(ready func() bool) error {
 	return h.await(func(gs []stack.Goroutine) bool {
 		return ready() && all(gs, stack.Goroutine.Blocked)
-	}, nil, h.bound, time.Millisecond)
+	}, nil, time.Millisecond, wallBudget(h.bound))
 }
 
 // Watch watches a story (code that is not a crowd of visitors) until done
 // is closed. It returns a *Stuck error at once when every goroutine is
-// blocked where no timer can wake it, or after limit when the story is
-// still running, naming the student's lines either way.
-func (h *H) Watch(done <-chan struct{}, limit time.Duration) error {
+// blocked where no timer can wake it, or when the story is still running
+// after it has used cpu of the process's CPU time or wall of the clock's,
+// naming the student's lines either way. CPU time measures the story's
+// work: on a loaded machine a story takes longer on the clock, not more
+// work, while a loop that never ends uses CPU time as fast as it can. The
+// clock's limit, longer, is for a loop that sleeps on real timers, which
+// uses almost none. Where the system cannot tell CPU time, only the
+// clock's limit holds.
+func (h *H) Watch(done <-chan struct{}, cpu, wall time.Duration) error {
+	budgets := []budget{wallBudget(wall)}
+	if start, ok := CPUTime(); ok {
+		budgets = append(budgets, budget{
+			spent: func() time.Duration { now, _ := CPUTime(); return now - start },
+			limit: cpu,
+			of:    " of CPU time",
+		})
+	}
 	var deadlock *Stuck
 	err := h.await(func(gs []stack.Goroutine) bool {
 		for _, g := range gs {
@@ -89,7 +103,7 @@ func (h *H) Watch(done <-chan struct{}, limit time.Duration) error {
 		}
 		deadlock = h.describe(gs, "deadlocked", h.mine)
 		return true
-	}, done, limit, 20*time.Millisecond)
+	}, done, 20*time.Millisecond, budgets...)
 	var st *Stuck
 	if errors.As(err, &st) {
 		return h.describe(h.others(), st.Why, h.mine)
@@ -119,10 +133,24 @@ func (h *H) Asleep() bool {
 // mine reports whether g runs the implementation's code.
 func (h *H) mine(g stack.Goroutine) bool { return g.Has(h.dir) }
 
+// budget is how much of something a wait may use before the code it
+// watches is called stuck.
+type budget struct {
+	spent func() time.Duration // how much the wait has used so far
+	limit time.Duration
+	of    string // what is measured, for the message: "" for the clock's time
+}
+
+// wallBudget is a budget of d on the clock, from now.
+func wallBudget(d time.Duration) budget {
+	start := time.Now()
+	return budget{spent: func() time.Duration { return time.Since(start) }, limit: d}
+}
+
 // await takes a snapshot of all goroutines every tick until cond holds in
-// three in a row or done is closed. It returns a *Stuck error after bound.
-func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, bound, every time.Duration) error {
-	deadline := time.Now().Add(bound)
+// three in a row or done is closed. It returns a *Stuck error once any of
+// the budgets is used up.
+func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, every time.Duration, budgets ...budget) error {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	streak := 0
@@ -139,8 +167,10 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, bound
 		if streak >= 3 {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return h.stuck(gs, fmt.Sprintf("still running after %v", bound))
+		for _, b := range budgets {
+			if b.spent() > b.limit {
+				return h.stuck(gs, fmt.Sprintf("still running after %v%s", b.limit, b.of))
+			}
 		}
 		select {
 		case <-done:

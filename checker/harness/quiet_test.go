@@ -63,7 +63,7 @@ func TestQuietLeavesOutTheHarnessesOwnWatchers(t *testing.T) {
 	// A watcher polling snapshots on its own ticker, as a story's watchdog
 	// does, never holds Quiet up.
 	go func() {
-		_ = h.await(func([]stack.Goroutine) bool { return false }, done, time.Minute, 50*time.Microsecond)
+		_ = h.await(func([]stack.Goroutine) bool { return false }, done, 50*time.Microsecond, wallBudget(time.Minute))
 	}()
 	for range 20 {
 		require.NoError(t, h.Quiet(func() bool { return true }))
