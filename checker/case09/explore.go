@@ -485,13 +485,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		return s
 	}
 	w := &eworld{sc: sc, visits: make([]erecord, len(sc.Visitors))}
-	// The scenes play on the embedded server, even when the checks run on
-	// a real one: on redis-server 7.0.15 the reference solution failed
-	// them in two runs of two (two reads at once, a list served past its
-	// expiry) where it passes thousands on miniredis, whether or not the
-	// keys' time is held still. Until that is understood, a real server
-	// would fail right answers here, and the other checks cover it.
-	f, err := case06.NewFleet(h, "", mk, sc.Shops, 0, w.hook)
+	f, err := case06.NewFleet(h, case06.ServerURL(), mk, sc.Shops, 0, w.hook)
 	if err != nil {
 		return eresult{err: err}
 	}
