@@ -206,11 +206,11 @@ func (s *scene) Settle() error {
 }
 
 // parked reports whether, in one snapshot, every goroutine but the
-// caller's is parked.
+// caller's and the harness's watchdog's is parked.
 func parked() bool {
 	gs := stack.Parse(dump())
 	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
-		if !g.Blocked() {
+		if !g.Blocked() && !harness.Watcher(g) {
 			return false
 		}
 	}

@@ -680,10 +680,7 @@ func stuckResult(err error, crowd *harness.Crowd[[]string]) result {
 func deadlocked() bool {
 	gs := snapshot()
 	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
-		watcher := slices.ContainsFunc(g.Frames, func(f stack.Frame) bool {
-			return strings.HasPrefix(f.Func, check.Module+"/checker/harness.(*H).await")
-		})
-		if !watcher && (!g.Blocked() || stack.Timed(g.State)) {
+		if !harness.Watcher(g) && (!g.Blocked() || stack.Timed(g.State)) {
 			return false
 		}
 	}

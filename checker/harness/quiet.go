@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,6 +108,17 @@ func allParked(buf *[]byte) bool {
 
 // watcherFrame marks a goroutine in the harness's own polling loop.
 var watcherFrame = []byte("\n" + check.Module + "/checker/harness.(*H).await(")
+
+// Watcher reports whether g is the harness's own watchdog: a story's, which
+// polls on its own ticker while the story runs in another goroutine. It
+// touches nothing the story drives, so a driver waiting for the process to
+// come to rest must leave it out. Counted in, it keeps a loaded process
+// from ever looking at rest: on a busy machine its work on one tick can
+// last until the next.
+func Watcher(g stack.Goroutine) bool {
+	const await = check.Module + "/checker/harness.(*H).await"
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == await })
+}
 
 // Blocked says where visitors are waiting inside the implementation's own
 // package, such as "3 visitors stuck at cases/case07/shop.go:40 in

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stampede/checker/stack"
 )
 
 // A story that spins is stopped by its CPU time, long before the clock's
@@ -50,4 +52,45 @@ func TestWatchMeasuresAStoryByItsWork(t *testing.T) {
 		close(done)
 	}()
 	assert.NoError(t, h.Watch(done, time.Minute, time.Minute))
+}
+
+// A watchdog busy on a tick is still the watchdog: drivers waiting for the
+// process to come to rest leave it out. On a loaded machine its work on one
+// tick can last until the next, and a driver that counted it in never saw
+// the story at rest (CI stopped case 9's story so, after 20 s).
+func TestWatcherIsLeftOutWhileItWorks(t *testing.T) {
+	h := New(context.Background(), "stampede/checker/harness", time.Second)
+	busy, release := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var once bool
+		_ = h.await(func([]stack.Goroutine) bool {
+			if !once { // the watchdog at work: running, not parked
+				once = true
+				close(busy)
+				for {
+					select {
+					case <-release:
+						return true
+					default:
+					}
+				}
+			}
+			return true
+		}, nil, time.Millisecond)
+	}()
+	<-busy
+
+	var watchers int
+	for _, g := range h.others() {
+		if Watcher(g) {
+			watchers++
+			assert.False(t, g.Blocked(), "the watchdog is at work, in state %q", g.State)
+		}
+	}
+	assert.Equal(t, 1, watchers, "the busy watchdog is found by its frames")
+	assert.True(t, h.Parked(), "a busy watchdog does not count as a goroutine at work")
+	close(release)
+	<-done
 }
