@@ -245,7 +245,10 @@ func (w *Worker) overlaySrc(replace map[string]string) error {
 }
 
 func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte, error) {
-	args := []string{"build", "-trimpath", "-overlay=" + overlay, "-o", w.bin}
+	// -w leaves out the debugger's tables (DWARF): a fifth less time to
+	// link, paid on every grade. Stack traces, panics and the race
+	// detector's reports read the runtime's own table, which stays.
+	args := []string{"build", "-trimpath", "-ldflags=-w", "-overlay=" + overlay, "-o", w.bin}
 	if race {
 		args = append(args, "-race")
 	}
