@@ -103,12 +103,15 @@ func (s *scene) rest() error {
 	now := time.Now()
 	deadline, last := now.Add(s.h.Bound()), now.Add(12*s.h.Bound())
 	seen := s.tap.answered.Load()
-	// Each look stops the world to take every goroutine's stack: look less
-	// often the longer the shop takes, so as not to starve it.
-	pause := 200 * time.Microsecond
+	// A snapshot stops the world to take every goroutine's stack: take one
+	// only when the scheduler's counts let the process be at rest.
+	var looked time.Time
 	for {
-		if s.tap.pending.Load() == 0 && s.h.Parked() {
-			return nil
+		if s.tap.pending.Load() == 0 && !harness.Busy(looked) {
+			looked = time.Now()
+			if s.h.Parked() {
+				return nil
+			}
 		}
 		if err := s.h.Context().Err(); err != nil {
 			return err
@@ -120,8 +123,7 @@ func (s *scene) rest() error {
 		if now.After(deadline) || now.After(last) {
 			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
 		}
-		time.Sleep(pause)
-		pause = min(2*pause, 20*time.Millisecond)
+		time.Sleep(50 * time.Microsecond)
 	}
 }
 

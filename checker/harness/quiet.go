@@ -16,8 +16,9 @@ import (
 
 // Quiet waits, as Settled does, until ready returns true and every
 // goroutine but the caller's is parked. It decides on the same snapshots of
-// all goroutines, but it looks again as soon as the scheduler lets it
-// instead of once a millisecond, and one snapshot in which every goroutine
+// all goroutines, but it looks again as soon as the scheduler's counts say
+// the process may be at rest (see Busy), instead of once a millisecond,
+// and one snapshot in which every goroutine
 // is parked is enough: runtime.Stack stops the world to take it, so the
 // picture is consistent, and a parked goroutine only moves again when
 // another goroutine or a timer wakes it. Settled's three snapshots in a
@@ -36,7 +37,7 @@ func (h *H) Quiet(ready func() bool) error {
 	defer snapshots.Put(buf)
 	var last time.Time // when the last snapshot was taken
 	for try := 0; ; try++ {
-		if ready() && !busy(last) {
+		if ready() && !Busy(last) {
 			last = time.Now()
 			if allParked(buf) {
 				return nil
@@ -52,16 +53,22 @@ func (h *H) Quiet(ready func() bool) error {
 	}
 }
 
-// busy reports whether the scheduler's counts say that another goroutine
-// is running, ready to run, or in a system call, so that a snapshot now
-// would find the process at work. A snapshot stops the world and reads
-// every goroutine's stack: taken back to back while the shop works, they
-// took most of the processor from it (case 10's explorer spent four
-// fifths of its time in them). The counts only spare snapshots, never
-// replace one: at least one is taken every snapshotEvery, and it decides.
-func busy(last time.Time) bool {
+// Busy reports whether a snapshot now would be wasted: the last one, taken
+// at last, is less than snapshotEvery old, and the scheduler's counts say
+// that another goroutine is running, ready to run, or in a system call
+// (or the runtime has no counts, before Go 1.26). A driver polling for
+// rest asks it before each snapshot (Parked). A snapshot stops the world
+// and reads every goroutine's stack: taken back to back while the shop
+// works, they took most of the processor from it (case 10's explorer
+// spent four fifths of its time in them). The counts only spare
+// snapshots, never replace one: at least one is taken every
+// snapshotEvery, and it decides.
+func Busy(last time.Time) bool {
+	if time.Since(last) >= snapshotEvery {
+		return false
+	}
 	idle, known := schedulerIdle()
-	return known && !idle && time.Since(last) < snapshotEvery
+	return !known || !idle
 }
 
 // snapshotEvery is the longest Quiet goes without a snapshot while the
