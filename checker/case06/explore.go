@@ -348,7 +348,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 	if err != nil {
 		return fresult{err: err}
 	}
-	f := &fleet{h: h, world: wd, clock: newManual(), gates: holdNone(), newShop: newShop, quick: true}
+	f := &fleet{h: h, world: wd, clock: newManual(), gates: holdNone(), newShop: newShop}
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(w.hook))
 	for range sc.Shops {

@@ -43,12 +43,6 @@ type fleet struct {
 	// keep are keys Drive and Elapse keep alive while they move the shops'
 	// clock, as their live holder would: a holder that is slow, not dead.
 	keep []key
-	// quick settles on the embedded server with one snapshot
-	// (harness.Quiet) instead of three in a row a millisecond apart: its
-	// connections are in-memory pipes, so a reply on its way is a
-	// goroutine at work, never a parked one. The explorers set it; they
-	// settle a fleet thousands of times a run.
-	quick bool
 }
 
 // newFleet starts n instances in a fresh world.
@@ -159,12 +153,18 @@ func (f *fleet) visit(n int, fn func(context.Context, int) ([]string, error)) *h
 // Reads returns how many times the fleet has read the source.
 func (f *fleet) Reads() int { return f.db.Queries(catalog.Bestsellers) }
 
-// Settle waits until every goroutine is parked, in three snapshots in a
-// row: at a gate, on a lock, on a channel, held by a tap, asleep on the
-// checker's clock, or reading a Redis subscription (see idle). Time does
-// not move. It fails with a *harness.Stuck error after the hang bound.
+// Settle waits until every goroutine is parked: at a gate, on a lock, on a
+// channel, held by a tap, asleep on the checker's clock, or reading a Redis
+// subscription (see idle). Time does not move. It fails with a
+// *harness.Stuck error after the hang bound.
+//
+// On the embedded server one snapshot decides (harness.Quiet): the
+// connections are in-memory pipes, so a reply on its way is a goroutine at
+// work, never one asleep in the kernel. On a real server a reply can sit in
+// the kernel with its reader not yet woken, so Settle wants three
+// snapshots in a row, a millisecond apart.
 func (f *fleet) Settle() error {
-	if f.quick && f.world.embedded() {
+	if f.world.embedded() {
 		return f.h.Quiet(func() bool { return true })
 	}
 	deadline := time.Now().Add(f.h.Bound())

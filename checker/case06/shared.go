@@ -51,10 +51,6 @@ func NewFleet(h *harness.H, url string, newShop NewShop, n int, cost time.Durati
 	return f, nil
 }
 
-// SettleQuickly makes Settle take one snapshot instead of three on the
-// embedded server, for an explorer's many scenes (see fleet.quick).
-func (f *Fleet) SettleQuickly() { f.quick = true }
-
 // ServerURL returns the server the checks use: $REDIS_URL, or "" for the
 // embedded one.
 func ServerURL() string { return serverURL() }

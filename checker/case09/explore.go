@@ -491,7 +491,6 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 	}
 	w.f = f
 	defer f.Close()
-	f.SettleQuickly()
 	untimed := f.WatchTTLs()
 	clk := f.Clock()
 	// The scene's own helpers (context ends) sleep on the clock until the
