@@ -17,11 +17,10 @@ import (
 // Quiet waits, as Settled does, until ready returns true and every
 // goroutine but the caller's is parked. It decides on the same snapshots of
 // all goroutines, but it looks again as soon as the scheduler's counts say
-// the process may be at rest (see Busy), instead of once a millisecond,
-// and one snapshot in which every goroutine
-// is parked is enough: runtime.Stack stops the world to take it, so the
-// picture is consistent, and a parked goroutine only moves again when
-// another goroutine or a timer wakes it. Settled's three snapshots in a
+// the process may be at rest (see Busy), instead of once a millisecond, and
+// one snapshot in which every goroutine is parked is enough: runtime.Stack
+// stops the world to take it, so the picture is consistent, and a parked
+// goroutine only moves again when another goroutine or a timer wakes it. Settled's three snapshots in a
 // row are a margin that Quiet trades for speed; it suits code that waits
 // only on other goroutines and on a virtual clock, which the caller moves.
 // As in stack.Parked, a goroutine in the runtime's own "semacquire"
