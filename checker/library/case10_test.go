@@ -25,7 +25,11 @@ var _ = register(10,
 	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "lease-coalesces", "explore"}},
 	entry{dir: "wrong/nottl", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/expirelater", fails: []string{"ttl", "explore"}},
-	entry{dir: "wrong/racy", fails: []string{"race"}},
+	entry{dir: "wrong/racy", fails: []string{"race"}, maybe: map[string]string{
+		// Its unguarded map is written by every reader as it arrives.
+		"lease-coalesces": "readers on one instance at once may crash the program (concurrent map read and map write), or not (1 run in 3 seen in CI)",
+		"explore":         "readers on one instance at once may crash the program (concurrent map read and map write) in some scene, or in none",
+	}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas"},
