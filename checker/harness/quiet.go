@@ -20,9 +20,10 @@ import (
 // the process may be at rest (see Busy), instead of once a millisecond, and
 // one snapshot in which every goroutine is parked is enough: runtime.Stack
 // stops the world to take it, so the picture is consistent, and a parked
-// goroutine only moves again when another goroutine or a timer wakes it. Settled's three snapshots in a
-// row are a margin that Quiet trades for speed; it suits code that waits
-// only on other goroutines and on a virtual clock, which the caller moves.
+// goroutine only moves again when another goroutine or a timer wakes it.
+// Settled's three snapshots in a row are a margin that Quiet trades for
+// speed; it suits code that waits only on other goroutines and on a
+// virtual clock, which the caller moves.
 // As in stack.Parked, a goroutine in the runtime's own "semacquire"
 // (waiting for a garbage collection, or for a file's lock) counts as
 // moving, since it goes on by itself.
@@ -134,8 +135,12 @@ func allParked(buf *[]byte) bool {
 	return true
 }
 
-// watcherFrame marks a goroutine in the harness's own polling loop.
-var watcherFrame = []byte("\n" + check.Module + "/checker/harness.(*H).await(")
+// awaitFunc is the harness's own polling loop, in which a story's watchdog
+// runs.
+const awaitFunc = check.Module + "/checker/harness.(*H).await"
+
+// watcherFrame marks a goroutine in awaitFunc in a dump of stacks.
+var watcherFrame = []byte("\n" + awaitFunc + "(")
 
 // Watcher reports whether g is the harness's own watchdog: a story's, which
 // polls on its own ticker while the story runs in another goroutine. It
@@ -144,8 +149,7 @@ var watcherFrame = []byte("\n" + check.Module + "/checker/harness.(*H).await(")
 // from ever looking at rest: on a busy machine its work on one tick can
 // last until the next.
 func Watcher(g stack.Goroutine) bool {
-	const await = check.Module + "/checker/harness.(*H).await"
-	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == await })
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == awaitFunc })
 }
 
 // Blocked says where visitors are waiting inside the implementation's own
