@@ -255,7 +255,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 	}
 	rd.locks = w.values(ctx, shelf)
 	if takeover {
-		_ = w.f.clock.Sleep(ctx, cost/2)
+		_ = w.f.Hold(ctx, cost/2)
 		// Every key goes, every shelf's: each shelf may be read once more,
 		// and every holder at work has lost its lock. Counted before the
 		// keys go, so that a read the expiry lets in finds it counted.
@@ -272,9 +272,9 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 		w.mu.Unlock()
 		_ = w.f.world.DeleteAll(ctx)
 		w.logf("the lock of %s expires (the scene deletes every key, as if every lock and shelf had expired)", shelf)
-		_ = w.f.clock.Sleep(ctx, cost-cost/2)
+		_ = w.f.Hold(ctx, cost-cost/2)
 	} else {
-		_ = w.f.clock.Sleep(ctx, cost)
+		_ = w.f.Hold(ctx, cost)
 	}
 	now := w.values(ctx, shelf)
 	w.mu.Lock()
@@ -348,7 +348,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 	if err != nil {
 		return fresult{err: err}
 	}
-	f := &fleet{h: h, world: wd, clock: newManual(), gates: holdNone(), newShop: newShop}
+	f := start(h, wd, holdNone(), newShop)
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(w.hook))
 	for range sc.Shops {

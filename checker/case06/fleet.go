@@ -43,6 +43,15 @@ type fleet struct {
 	// keep are keys Drive and Elapse keep alive while they move the shops'
 	// clock, as their live holder would: a holder that is slow, not dead.
 	keep []key
+	// over ends when Close has let the visitors finish; see Hold.
+	over context.Context
+	end  context.CancelFunc
+}
+
+// start is a fleet with no instances yet, in world w.
+func start(h *harness.H, w *world, g *gates, newShop NewShop) *fleet {
+	over, end := context.WithCancel(context.Background())
+	return &fleet{h: h, world: w, clock: newManual(), gates: g, newShop: newShop, over: over, end: end}
 }
 
 // newFleet starts n instances in a fresh world.
@@ -51,7 +60,7 @@ func newFleet(h *harness.H, newShop NewShop, n int, g *gates) (*fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{h: h, world: w, clock: newManual(), gates: g, newShop: newShop}
+	f := start(h, w, g, newShop)
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(g.hook))
 	for range n {
 		t := &tap{}
@@ -111,11 +120,32 @@ func (f *fleet) watchTTLs() func() []untimed {
 }
 
 // Close opens every gate, lets the visitors still inside the shops finish,
-// so that nothing writes to Redis after it, and closes the world.
+// so that nothing writes to Redis after it, lets go what still sleeps in
+// Hold, and closes the world.
 func (f *fleet) Close() {
 	f.gates.OpenAll()
 	_ = f.Drive(func() bool { return allDone(f.crowds) }, patience)
+	f.end()
 	f.world.Close()
+}
+
+// errOver is what Hold returns once the scene is over.
+var errOver = errors.New("the scene is over")
+
+// Hold sleeps d on the shops' clock for the checker's own hooks (a read's
+// cost), until d has passed, ctx is done, or Close has ended the scene.
+// Without the last, a read begun by a rebuild that outlived the visitors
+// would sleep for ever on a clock nobody moves again, and a process that
+// plays thousands of scenes would pile them up.
+func (f *fleet) Hold(ctx context.Context, d time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(f.over, cancel)()
+	err := f.clock.Sleep(ctx, d)
+	if err != nil && f.over.Err() != nil {
+		return errOver
+	}
+	return err
 }
 
 // Visit starts n visitors of one instance, all asking for the bestsellers,

@@ -27,6 +27,9 @@ const Patience = patience
 // limit.
 var ErrNoBound = errNoBound
 
+// ErrOver is what Hold returns once Close has ended the scene.
+var ErrOver = errOver
+
 // NewFleet starts n instances in a fresh world on the server at url (""
 // for a fresh embedded miniredis; ServerURL for the one the checks use),
 // whose database runs hook at the start of every query (nil for none).
@@ -37,7 +40,7 @@ func NewFleet(h *harness.H, url string, newShop NewShop, n int, cost time.Durati
 	if err != nil {
 		return nil, err
 	}
-	f := &fleet{h: h, world: w, clock: newManual(), gates: holdNone(), newShop: newShop}
+	f := start(h, w, holdNone(), newShop)
 	opts := []catalog.Option{catalog.WithCost(cost), catalog.WithClock(f.clock)}
 	if hook != nil {
 		opts = append(opts, catalog.WithHook(hook))

@@ -429,13 +429,16 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 	w.mu.Unlock()
 	cost := w.sc.cost(shelf, k)
 	w.logf("read %d of %s begins (%v)", k+1, shelf, cost)
-	_ = w.f.Clock().Sleep(context.WithoutCancel(ctx), cost)
+	over := w.f.Hold(context.WithoutCancel(ctx), cost)
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	rd.end = w.now()
 	var err error
 	switch {
+	case errors.Is(over, case06.ErrOver):
+		rd.failed = true
+		err = fmt.Errorf("read %d of %s: %w", k+1, shelf, over)
 	case rd.failed:
 		err = fmt.Errorf("the primary is down (read %d of %s)", k+1, shelf)
 	case ctx.Err() != nil:

@@ -3,11 +3,14 @@ package case09
 import (
 	"context"
 	"flag"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"stampede/checker/harness"
 	rearly "stampede/checker/library/case09/right/early"
@@ -52,6 +55,33 @@ func TestExploreRight(t *testing.T) {
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
 	}
+}
+
+// TestNoReadOutlivesItsScene: a scene ends once its visitors have
+// returned, and a rebuild may still be reading then. Its read sleeps in the
+// checker's hook on the shops' clock, which nobody moves again; the fleet
+// lets it go when the scene closes. It slept for ever before, and a proof
+// of 10,000 scenes piled up hundreds of them (854 after 1h40m), each in
+// every snapshot, until the harness would have called them a flood. From
+// seed 1, 20 scenes of the solution leave four such reads.
+func TestNoReadOutlivesItsScene(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fleets")
+	}
+	h := harness.New(context.Background(), "stampede/solutions/case09", harness.DefaultBound)
+	v := exploreScenesFrom(h, mk(solution.New), 1, 20)
+	require.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
+	// A read let go returns at once; give it time to, generously.
+	var asleep int
+	for range 200 {
+		buf := make([]byte, 1<<22)
+		asleep = strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*eworld).hook")
+		if asleep == 0 {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	assert.Zero(t, asleep, "reads still asleep in the checker's hook after their scenes ended")
 }
 
 func TestExploreFailsTheShipped(t *testing.T) {
