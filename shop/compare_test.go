@@ -25,9 +25,10 @@ var compareBlock = regexp.MustCompile(`(?s)<!-- figures: compare\n(.*?)-->`)
 
 // sameFigures reports whether a printed line says what a quoted line says:
 // the same words, and each number within compare.Tolerance of the quoted
-// one (or 30 ms, for the waits that case 6's jittered polls move). Only
-// case 6's row varies from run to run; every other figure is exact on
-// virtual time, and the tolerance is the one the command states.
+// one (or 30 ms, for the waits that jittered polls move: the Redis
+// lock's, serve stale's and the leases' losers poll at random moments).
+// Every count is exact on virtual time, and the tolerance is the one the
+// command states.
 func sameFigures(quoted, printed string) bool {
 	q, p := strings.Fields(quoted), strings.Fields(printed)
 	if len(q) != len(p) {
