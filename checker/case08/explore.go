@@ -719,16 +719,10 @@ func (x *xworld) rest() error {
 	for try := 0; ; try++ {
 		err := x.s.h.Quiet(func() bool { return x.s.tap.pending.Load() == 0 })
 		var st *harness.Stuck
-		if err == nil || try >= 3 || !errors.As(err, &st) || slices.ContainsFunc(st.Places, busyInShop) {
+		if err == nil || try >= 3 || !errors.As(err, &st) || st.Looping {
 			return err
 		}
 	}
-}
-
-// busyInShop reports whether a place where a scene was stuck is code of the
-// shop's that never stops running.
-func busyInShop(place string) bool {
-	return strings.HasPrefix(place, "still running near") || strings.HasPrefix(place, "spinning at")
 }
 
 // xresult is what a scene found.
@@ -765,7 +759,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 		case errors.Is(err, errNoBound):
 			x.fail("%s still waiting after %v of the shop's clock", who, patience)
 		case errors.As(err, &st) && (!slices.ContainsFunc(st.Places, inShop) ||
-			strings.HasPrefix(st.Why, "still running") && !slices.ContainsFunc(st.Places, busyInShop)):
+			strings.HasPrefix(st.Why, "still running") && !st.Looping):
 			res.restless = true
 			x.fail("the shop never came to rest: %v", err)
 		default:

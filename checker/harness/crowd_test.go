@@ -36,6 +36,7 @@ func TestSpinningWaitersAreCalledSpinning(t *testing.T) {
 	var st *Stuck
 	require.ErrorAs(t, crowd.Settle(), &st)
 	assert.True(t, st.Busy)
+	assert.True(t, st.Looping, "the visitors spin in the code under test")
 	// One snapshot: a spinner caught between two calls of Gosched (at the
 	// loop's condition) is "still running near" line 22, so how many are
 	// seen spinning depends on the instant (make test saw 2 of 3 at a load

@@ -243,6 +243,12 @@ type Stuck struct {
 	// Busy is set when some of them are running, not waiting: code that
 	// never stops, which every check of the case will meet again.
 	Busy bool
+	// Looping is set when some goroutine was running in the code under
+	// test itself (for a visitor, Places says "still running near" or
+	// "spinning at" it). Busy alone may be a visitor the scheduler of a
+	// loaded machine had not yet reached, in the checker's code; Looping
+	// is the code's own loop, or the code caught at work.
+	Looping bool
 }
 
 func (s *Stuck) Error() string {
@@ -295,7 +301,14 @@ func running(state string) bool { return state == "running" || state == "runnabl
 
 // stuck describes the crowds' visitors among gs.
 func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
-	return h.describe(gs, why, isVisitor)
+	s := h.describe(gs, why, isVisitor)
+	// A helper of the code's own (no visitor) that runs is a loop too.
+	for _, g := range gs {
+		if running(g.State) && h.mine(g) {
+			s.Looping = true
+		}
+	}
+	return s
 }
 
 // describe says where the goroutines among gs that pick chooses are, in
@@ -322,6 +335,7 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 			if !mine {
 				continue // a visitor the scheduler has not reached yet: noise
 			}
+			s.Looping = true
 			place = "still running near " + where
 			if calls(g, "runtime.Gosched") {
 				place = "spinning at " + where + " (a loop around runtime.Gosched)"

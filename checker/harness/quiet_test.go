@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -54,6 +55,23 @@ func TestQuietReportsCodeThatNeverRests(t *testing.T) {
 	assert.Contains(t, st.Why, "still running")
 	assert.False(t, h.Parked())
 	assert.False(t, h.Idle())
+}
+
+// A process kept busy by code outside the code under test is no loop of
+// that code's: a driver may take it for a loaded machine and look again.
+func TestABusyProcessIsNotTheCodesLoop(t *testing.T) {
+	h := New(context.Background(), "stampede/cases/case01", 50*time.Millisecond)
+	var stop atomic.Bool
+	defer stop.Store(true)
+	go func() {
+		for !stop.Load() {
+			runtime.Gosched() // descheduled often, so snapshots see its stack
+		}
+	}()
+	var st *Stuck
+	require.ErrorAs(t, h.Quiet(func() bool { return true }), &st)
+	assert.Contains(t, st.Why, "still running")
+	assert.False(t, st.Looping)
 }
 
 func TestQuietLeavesOutTheHarnessesOwnWatchers(t *testing.T) {
