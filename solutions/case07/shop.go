@@ -68,7 +68,8 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	// that runs thousands of times a second, so it must not queue them.
 	s.mu.RLock()
 	e, ok := s.cache[shelf]
-	busy := s.flights[shelf] != nil
+	// The flights table matters only where a draw could fire.
+	busy := ok && s.mayFire(now, e) && s.flights[shelf] != nil
 	s.mu.RUnlock()
 	if ok && now.Before(e.expiry) {
 		// A lucky draw while a recompute is already in flight changes
@@ -111,9 +112,21 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // so the chance rises smoothly as expiry nears, and the head start scales
 // with delta: a slow query starts its recompute earlier.
 func (s *Shop) early(now time.Time, e entry) bool {
+	if !s.mayFire(now, e) {
+		return false
+	}
 	u := 1 - s.random() // in (0, 1]: ln(0) would be minus infinity
 	gap := time.Duration(-float64(e.delta) * s.beta * math.Log(u))
 	return !now.Add(gap).Before(e.expiry)
+}
+
+// mayFire reports whether a draw could make this read recompute e. Far
+// from expiry none can: u is at least 2^-53 (the float64 just below 1 is
+// 1 - 2^-53), so -ln(u) is at most 53 ln 2, about 36.7. While more than
+// that many delta*beta are left, a read skips the draw, the logarithm and
+// the flights table, and a hit costs about what a plain cached read does.
+func (s *Shop) mayFire(now time.Time, e entry) bool {
+	return float64(e.expiry.Sub(now)) <= float64(e.delta)*s.beta*53*math.Ln2
 }
 
 // launch starts the one recompute of shelf and returns its flight. The
