@@ -3,6 +3,7 @@ package case06
 import (
 	"context"
 	"flag"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,4 +73,28 @@ func TestExploreFailsTheShippedFleet(t *testing.T) {
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)
+}
+
+// TestSourceReadsRaceOnlyInTheShop calls the explorer's source from many
+// goroutines at once, past the reads a shelf is allowed, as a shop that
+// reads the source on every instance does. The race detector must find
+// nothing in the checker's own bookkeeping: a race there would be
+// charged to the shop's call of the source and fail a race check the shop
+// should pass (CI saw it once, on case 6's wrong/losersquery).
+func TestSourceReadsRaceOnlyInTheShop(t *testing.T) {
+	const readers = 8
+	zero := make([]time.Duration, readers)
+	w := &fworld{
+		f:      start(nil, nil, holdNone(), nil),
+		sc:     fscene{Costs: map[string][]time.Duration{catalog.Bestsellers: zero}},
+		locks:  map[string][]string{},
+		staged: map[string]int{},
+	}
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() { assert.NoError(t, w.hook(context.Background(), catalog.Bestsellers)) })
+	}
+	wg.Wait()
+	assert.Len(t, w.reads, readers)
+	assert.Contains(t, w.bad, "read from the source")
 }
