@@ -50,8 +50,9 @@ var _ = register(10,
 	entry{dir: "right/evalsha-reload"},
 	// Issue 12: the explorer. Caught only in scenes no hand-built check
 	// stages: an instance that has seen the old price before another
-	// instance's write, a book first filled after another book's write, a
-	// reader whose deadline passes while another reads the row. Each is
+	// instance's write (restart's rounds, which ask every instance after
+	// a write, now catch it too), a book first filled after another book's
+	// write, a reader whose deadline passes while another reads the row. Each is
 	// caught in at least 70% of the scenes (42, 42 and 50 of 60; see
 	// TestExploreCatchRates and design.md), so one run of 24 scenes misses
 	// with a chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
