@@ -15,6 +15,7 @@ import (
 	rfencing "stampede/checker/library/case10/right/fencing"
 	rtwodelsleasefirst "stampede/checker/library/case10/right/twodels-leasefirst"
 	rversioncas "stampede/checker/library/case10/right/versioncas"
+	rwriterlease "stampede/checker/library/case10/right/writerlease"
 	wevalshaonescript "stampede/checker/library/case10/wrong/evalsha-one-script"
 	wevalshareloadonce "stampede/checker/library/case10/wrong/evalsha-reload-once"
 	wevalshastartupload "stampede/checker/library/case10/wrong/evalsha-startup-load"
@@ -97,6 +98,7 @@ func TestStepsAndRestart(t *testing.T) {
 		{"checker/library/case10/right/evalsha-reload", mkShop(revalshareload.New), Restart, ""},
 		{"checker/library/case10/right/versioncas", mkShop(rversioncas.New), InvalidateSteps, ""},
 		{"checker/library/case10/right/fencing", mkShop(rfencing.New), Restart, ""},
+		{"checker/library/case10/right/writerlease", mkShop(rwriterlease.New), InvalidateSteps, ""},
 		{"checker/library/case10/wrong/two-dels-price-first", mkShop(wtwodelspricefirst.New), InvalidateSteps,
 			"was stopped after it had sent del price:The Night Library; there shop-1 filled"},
 		{"checker/library/case10/wrong/lease-before-commit", mkShop(wleasebeforecommit.New), InvalidateSteps,

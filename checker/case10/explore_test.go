@@ -15,6 +15,7 @@ import (
 	rluaops "stampede/checker/library/case10/right/luaops"
 	rtwodelsleasefirst "stampede/checker/library/case10/right/twodels-leasefirst"
 	rversioncas "stampede/checker/library/case10/right/versioncas"
+	rwriterlease "stampede/checker/library/case10/right/writerlease"
 	shipped "stampede/checker/library/case10/shipped"
 	wdeleteafter "stampede/checker/library/case10/wrong/deleteafter"
 	wdeletebefore "stampede/checker/library/case10/wrong/deletebefore"
@@ -68,6 +69,7 @@ func TestExploreRightAnswers(t *testing.T) {
 		{"checker/library/case10/right/versioncas", mkShop(rversioncas.New)},
 		{"checker/library/case10/right/twodels-leasefirst", mkShop(rtwodelsleasefirst.New)},
 		{"checker/library/case10/right/evalsha-reload", mkShop(revalshareload.New)},
+		{"checker/library/case10/right/writerlease", mkShop(rwriterlease.New)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)

@@ -48,6 +48,7 @@ var _ = register(10,
 	entry{dir: "right/luaops"},
 	entry{dir: "right/twodels-leasefirst"},
 	entry{dir: "right/evalsha-reload"},
+	entry{dir: "right/writerlease"},
 	// Issue 12: the explorer. Caught only in scenes no hand-built check
 	// stages: an instance that has seen the old price before another
 	// instance's write (restart's rounds, which ask every instance after
