@@ -10,19 +10,26 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"stampede/checker/harness"
+	revalshareload "stampede/checker/library/case10/right/evalsha-reload"
 	rfencing "stampede/checker/library/case10/right/fencing"
 	rluaops "stampede/checker/library/case10/right/luaops"
+	rtwodelsleasefirst "stampede/checker/library/case10/right/twodels-leasefirst"
 	rversioncas "stampede/checker/library/case10/right/versioncas"
+	rwriterlease "stampede/checker/library/case10/right/writerlease"
 	shipped "stampede/checker/library/case10/shipped"
 	wdeleteafter "stampede/checker/library/case10/wrong/deleteafter"
 	wdeletebefore "stampede/checker/library/case10/wrong/deletebefore"
 	wdoubledelete "stampede/checker/library/case10/wrong/doubledelete"
+	wevalshaonescript "stampede/checker/library/case10/wrong/evalsha-one-script"
+	wevalshareloadonce "stampede/checker/library/case10/wrong/evalsha-reload-once"
+	wevalshastartupload "stampede/checker/library/case10/wrong/evalsha-startup-load"
 	wexpirelater "stampede/checker/library/case10/wrong/expirelater"
 	wdeadlineread "stampede/checker/library/case10/wrong/explore-deadlineread"
 	wlocalcopy "stampede/checker/library/case10/wrong/explore-localcopy"
 	woneversion "stampede/checker/library/case10/wrong/explore-oneversion"
 	wgetthenset "stampede/checker/library/case10/wrong/getthenset"
 	wkeeplease "stampede/checker/library/case10/wrong/keeplease"
+	wleasebeforecommit "stampede/checker/library/case10/wrong/lease-before-commit"
 	wlosersquery "stampede/checker/library/case10/wrong/losersquery"
 	wnobound "stampede/checker/library/case10/wrong/nobound"
 	wnottl "stampede/checker/library/case10/wrong/nottl"
@@ -30,6 +37,7 @@ import (
 	wseededtoken "stampede/checker/library/case10/wrong/seededtoken"
 	wsetonwrite "stampede/checker/library/case10/wrong/setonwrite"
 	wtextversion "stampede/checker/library/case10/wrong/textversion"
+	wtwodelspricefirst "stampede/checker/library/case10/wrong/two-dels-price-first"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
 	solution "stampede/solutions/case10"
@@ -59,6 +67,9 @@ func TestExploreRightAnswers(t *testing.T) {
 		{"checker/library/case10/right/fencing", mkShop(rfencing.New)},
 		{"checker/library/case10/right/luaops", mkShop(rluaops.New)},
 		{"checker/library/case10/right/versioncas", mkShop(rversioncas.New)},
+		{"checker/library/case10/right/twodels-leasefirst", mkShop(rtwodelsleasefirst.New)},
+		{"checker/library/case10/right/evalsha-reload", mkShop(revalshareload.New)},
+		{"checker/library/case10/right/writerlease", mkShop(rwriterlease.New)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
@@ -111,6 +122,11 @@ func TestExploreCatchRates(t *testing.T) {
 		{"wrong/explore-localcopy", mkShop(wlocalcopy.New)},
 		{"wrong/explore-oneversion", mkShop(woneversion.New)},
 		{"wrong/explore-deadlineread", mkShop(wdeadlineread.New)},
+		{"wrong/two-dels-price-first", mkShop(wtwodelspricefirst.New)},
+		{"wrong/lease-before-commit", mkShop(wleasebeforecommit.New)},
+		{"wrong/evalsha-startup-load", mkShop(wevalshastartupload.New)},
+		{"wrong/evalsha-one-script", mkShop(wevalshaonescript.New)},
+		{"wrong/evalsha-reload-once", mkShop(wevalshareloadonce.New)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/checker/library/case10/"+r.name, harness.DefaultBound)

@@ -66,7 +66,13 @@ type scene struct {
 // written until its version is 9, with no gate armed, so that the scene's
 // first write makes it 10: a version compared as text puts "9" after "10".
 func newScene(h *harness.H, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
-	w, err := openWorld(h.Context(), serverURL())
+	return newSceneOn(h, serverURL(), newShop, n, reads, commits)
+}
+
+// newSceneOn is newScene on the server at url, or on a fresh embedded
+// miniredis when url is empty.
+func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
+	w, err := openWorld(h.Context(), url)
 	if err != nil {
 		return nil, err
 	}

@@ -191,6 +191,24 @@ func (w *world) DeleteAll(ctx context.Context) error {
 	return nil
 }
 
+// Restart empties the embedded server as a restart without persistence
+// does: every key and every loaded script are gone (FLUSHALL and SCRIPT
+// FLUSH). A shared real server cannot be restarted for one world: SCRIPT
+// FLUSH would empty every client's script cache, and any other process
+// that loads its scripts again would refill this world's.
+func (w *world) Restart(ctx context.Context) error {
+	if !w.embedded() {
+		return errors.New("case 10: a restart is staged on the embedded server only")
+	}
+	if err := w.admin.FlushAll(ctx).Err(); err != nil {
+		return fmt.Errorf("case 10: restarting Redis (FLUSHALL): %w", err)
+	}
+	if err := w.admin.ScriptFlush(ctx).Err(); err != nil {
+		return fmt.Errorf("case 10: restarting Redis (SCRIPT FLUSH): %w", err)
+	}
+	return nil
+}
+
 // Advance lets d of the shops' clock pass in Redis too, so that keys
 // expire in step with the scene: a lock shorter than the rebuild expires
 // while the holder is held, as it would in production. On the embedded

@@ -1,18 +1,18 @@
 package library
 
 var _ = register(10,
-	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "slow-leader", "lease-coalesces", "explore"}},
+	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore"}},
 	// The three races.
-	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "explore"}},
-	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set"}, maybe: map[string]string{
+	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "invalidate-steps", "explore"}},
+	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps"}, maybe: map[string]string{
 		"explore": "caught only where a reader's query spans a write's commit and its SET lands after the write's (11 scenes of 40)",
 	}},
-	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "lease-coalesces", "explore"}},
+	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}},
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"stale-set"}, maybe: map[string]string{
 		"explore": "caught only where a write's delete lands between the filler's GET of the lease and its SET, at one instant (1 scene in 90 seen)",
 	}},
-	entry{dir: "wrong/keeplease", fails: []string{"stale-set"}, maybe: map[string]string{
+	entry{dir: "wrong/keeplease", fails: []string{"stale-set", "invalidate-steps"}, maybe: map[string]string{
 		"explore": "caught only where a filler's query spans a write's commit (11 scenes of 40)",
 	}},
 	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens"}, maybe: map[string]string{
@@ -21,8 +21,8 @@ var _ = register(10,
 	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces", "explore"}},
 	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl", "explore"}},
 	// Versions, delays and times to live.
-	entry{dir: "wrong/textversion", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "slow-leader", "explore"}},
-	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "lease-coalesces", "explore"}},
+	entry{dir: "wrong/textversion", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "restart", "explore"}},
+	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}},
 	entry{dir: "wrong/nottl", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/expirelater", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/racy", fails: []string{"race"}, maybe: map[string]string{
@@ -31,21 +31,36 @@ var _ = register(10,
 		"explore":         "readers on one instance at once may crash the program (concurrent map read and map write) in some scene, or in none",
 	}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
+	// Between a write's commands after its commit, and a Redis restart.
+	// Each passed every other hand-built check.
+	entry{dir: "wrong/two-dels-price-first", fails: []string{"invalidate-steps"}, maybe: map[string]string{
+		"explore": "caught only where a fill lands between the write's two deletes, at one instant (1 scene of 260 seen)",
+	}},
+	entry{dir: "wrong/lease-before-commit", fails: []string{"invalidate-steps"}, maybe: map[string]string{
+		"explore": "caught where a reader misses inside a write's open transaction and fills after its commit (153 scenes of 260)",
+	}},
+	entry{dir: "wrong/evalsha-startup-load", fails: []string{"restart"}},
+	entry{dir: "wrong/evalsha-one-script", fails: []string{"restart"}},
+	entry{dir: "wrong/evalsha-reload-once", fails: []string{"restart"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas"},
 	entry{dir: "right/fencing"},
 	entry{dir: "right/luaops"},
+	entry{dir: "right/twodels-leasefirst"},
+	entry{dir: "right/evalsha-reload"},
+	entry{dir: "right/writerlease"},
 	// Issue 12: the explorer. Caught only in scenes no hand-built check
 	// stages: an instance that has seen the old price before another
-	// instance's write, a book first filled after another book's write, a
-	// reader whose deadline passes while another reads the row. Each is
+	// instance's write (restart's rounds, which ask every instance after
+	// a write, now catch it too), a book first filled after another book's
+	// write, a reader whose deadline passes while another reads the row. Each is
 	// caught in at least 70% of the scenes (42, 42 and 50 of 60; see
 	// TestExploreCatchRates and design.md), so one run of 24 scenes misses
 	// with a chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
 	// entries above that fail explore are caught in 72% of the scenes or
 	// more (deletebefore 29 of 40, textversion 33, shipped 39, the others
 	// every scene).
-	entry{dir: "wrong/explore-localcopy", fails: []string{"explore"}},
+	entry{dir: "wrong/explore-localcopy", fails: []string{"restart", "explore"}},
 	entry{dir: "wrong/explore-oneversion", fails: []string{"explore"}},
 	entry{dir: "wrong/explore-deadlineread", fails: []string{"explore"}},
 )

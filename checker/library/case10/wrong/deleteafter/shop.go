@@ -4,7 +4,7 @@
 // before the commit stores it after the delete. And with no lease, every
 // miss of a burst reads the row.
 //
-// Verdict: fails "stale-set" and "lease-coalesces".
+// Verdict: fails "stale-set", "invalidate-steps" and "lease-coalesces".
 package deleteafter
 
 import (

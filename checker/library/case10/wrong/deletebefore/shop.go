@@ -5,7 +5,7 @@
 // row the write has not changed yet, and its fill is stored: its lease was
 // taken after the delete, so nothing ends it.
 //
-// Verdict: fails "delete-after-commit".
+// Verdict: fails "delete-after-commit" and "invalidate-steps".
 package deletebefore
 
 import (

@@ -6,7 +6,7 @@
 // delay is a guess that narrows the window and does not close it. And
 // nothing stops the stampede.
 //
-// Verdict: fails "stale-set" and "lease-coalesces".
+// Verdict: fails "stale-set", "invalidate-steps" and "lease-coalesces".
 package doubledelete
 
 import (

@@ -6,9 +6,10 @@
 // price from memory until that copy runs out.
 //
 // The hand-built checks judge the price a visitor on a new instance gets,
-// whose memory is empty.
+// whose memory is empty, except restart's rounds, which send a visitor to
+// every instance of the scene after each write.
 //
-// Verdict: fails "explore" only.
+// Verdict: fails "restart" and "explore".
 package localcopy
 
 import (

@@ -3,7 +3,7 @@
 // the old row before the commit still holds its lease when it fills, so the
 // fill is stored: the lease stops the stampede, and not the stale set.
 //
-// Verdict: fails "stale-set".
+// Verdict: fails "stale-set" and "invalidate-steps".
 package keeplease
 
 import (

@@ -5,7 +5,7 @@
 // a reader that read before the commit still holds its lease, so its fill of
 // the old row lands after the write's SET.
 //
-// Verdict: fails "delete-not-set" and "stale-set".
+// Verdict: fails "delete-not-set", "stale-set" and "invalidate-steps".
 package setonwrite
 
 import (

@@ -4,8 +4,8 @@
 // "10": the tombstone of version 10 does not replace the price of version
 // 9, and a fill of version 9 goes over the tombstone of version 10.
 //
-// Verdict: fails "delete-after-commit", "delete-not-set", "stale-set" and
-// "slow-leader".
+// Verdict: fails "delete-after-commit", "delete-not-set", "stale-set",
+// "invalidate-steps", "slow-leader" and "restart".
 package textversion
 
 import (

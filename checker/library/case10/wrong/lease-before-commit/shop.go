@@ -1,0 +1,168 @@
+// Package leasebeforecommit is a known-wrong answer to case 10: the write
+// path ends the lease (and the price) before its transaction, and deletes
+// only the price after the commit. A filler already reading when the write
+// begins loses its lease and is refused; but a visitor who misses while the
+// transaction is open takes a new lease, reads the row as it was, and
+// fills after the write's last delete, under a lease nothing ended.
+//
+// Verdict: fails "invalidate-steps".
+package leasebeforecommit
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	// priceTTL is the floor of correctness: a write whose delete never
+	// reaches Redis (the instance died just after the commit) leaves the old
+	// price for at most this long.
+	priceTTL = 30 * time.Second
+	// leaseTTL bounds how long a filler that died holds everyone else up.
+	// It outlasts a healthy read (0.2 s) by far, so that a live filler
+	// does not lose its lease to the clock.
+	leaseTTL = 2 * time.Second
+	// A visitor who finds the lease taken polls for the holder's fill about
+	// every pollEvery, and gives up after waitBudget.
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+)
+
+// ErrConflict is what a fill gets when its lease was ended while it read
+// the database: a write committed meanwhile, or the lease expired and
+// another filler took over. What it read may be old, so it is not stored;
+// the filler reads again.
+var ErrConflict = errors.New("shop: the lease was ended before the fill")
+
+// ErrBusy is what a visitor gets after waiting past its budget for
+// another filler: try again in a moment.
+var ErrBusy = errors.New("shop: the price is being read by another instance; try again in a moment")
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db    *catalog.DB
+	rdb   *redis.Client
+	clock clock.Clock
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance waits and tells the time with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// Price returns a book's price in cents, from Redis or, under a lease,
+// from the database.
+func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for {
+		if price, ok, err := s.cached(ctx, book); err != nil || ok {
+			return price, err
+		}
+		// The token tells this lease from every other, so that the fill
+		// can tell whether the lease is still ours.
+		token := rand.Text()
+		won, err := s.rdb.SetNX(ctx, leaseKey(book), token, leaseTTL).Result()
+		if err != nil {
+			return 0, fmt.Errorf("shop: taking the lease on %s: %w", book, err)
+		}
+		if won {
+			price, err := s.fill(ctx, book, token)
+			if errors.Is(err, ErrConflict) {
+				continue // a write came between: read again
+			}
+			return price, err
+		}
+		// Someone else reads the database: wait for its fill, or for its
+		// lease to end, and look again.
+		if !s.clock.Now().Before(deadline) {
+			return 0, ErrBusy
+		}
+		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill reads the row under the lease token and stores its price, unless
+// the lease has been ended meanwhile.
+func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
+	// Second look: the previous holder may have filled the price between
+	// our miss and our lease.
+	// (The lease is left to expire: with the price there, nobody needs it.)
+	if price, ok, err := s.cached(ctx, book); err != nil || ok {
+		return price, err
+	}
+	row, err := s.db.Row(ctx, book)
+	if err != nil {
+		return 0, err
+	}
+	stored, err := fillIfLeased.Run(ctx, s.rdb, []string{priceKey(book), leaseKey(book)},
+		token, row.Price, priceTTL.Milliseconds()).Int()
+	if err != nil {
+		return 0, fmt.Errorf("shop: storing %s in Redis: %w", book, err)
+	}
+	if stored == 0 {
+		return 0, ErrConflict
+	}
+	return row.Price, nil
+}
+
+// fillIfLeased stores the price only if the lease still holds the caller's
+// token, and ends the lease. The check and the store are one step: between
+// a GET of the lease and a SET of the price, a write could commit and
+// delete both, and the SET would put the old price back.
+var fillIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[2]) ~= ARGV[1] then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+redis.call("DEL", KEYS[2])
+return 1`)
+
+// SetPrice changes a book's price: a delete, the transaction, a delete.
+func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
+	// End every lease before the write, so that no filler in flight can
+	// store what it read...
+	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s before the write: %w", book, err)
+	}
+	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
+		return err
+	}
+	// ...and out with the price again once the new one is committed.
+	if err := s.rdb.Del(ctx, priceKey(book)).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s after the commit: %w", book, err)
+	}
+	return nil
+}
+
+// cached reads a book's price from Redis.
+func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
+	v, err := s.rdb.Get(ctx, priceKey(book)).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: reading %s from Redis: %w", book, err)
+	}
+	price, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: decoding the price of %s: %w", book, err)
+	}
+	return price, true, nil
+}
+
+func priceKey(book string) string { return "price:" + book }
+
+func leaseKey(book string) string { return "lease:price:" + book }
