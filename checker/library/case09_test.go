@@ -68,4 +68,5 @@ var _ = register(9,
 	entry{dir: "right/refresher"},
 	entry{dir: "right/early"},
 	entry{dir: "right/localflight"},
+	entry{dir: "right/versioned"},
 )
