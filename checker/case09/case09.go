@@ -57,7 +57,7 @@ var Case = check.Case{
 		{ID: "delete-keeps-lock", Name: "the write path's delete leaves the rebuild lock to its holder: no second read beside a rebuild whose old list still lands",
 			Catches: "an Invalidate that deletes the rebuild lock with the list (wrong/invalidate-drops-lock), and a stale path with no lock in Redis (wrong/everyreader, wrong/perinstance)"},
 		{ID: "refresh-holder-only", Name: "a refresh releases the lock only if it still holds it (case 6's takeover, on the stale path)",
-			Catches: "a background rebuild that releases the lock with a plain DEL (wrong/refresh-plain-del, wrong/plaindel), or with a token every instance shares (wrong/refresh-shared-token)"},
+			Catches: "a background rebuild that releases the lock with a plain DEL (wrong/refresh-plain-del, wrong/plaindel), with a token every instance shares (wrong/refresh-shared-token), or with a GET then a DEL (wrong/refresh-get-then-del)"},
 		{ID: "second-look", Name: "a rebuild looks at Redis again after it takes the lock: a rebuild landing before its SET NX makes no second read",
 			Catches: "a second look made before the lock is taken (wrong/second-look-before-lock), and none at all (wrong/no-second-look, wrong/keepttl, wrong/refreshforever)"},
 		ExploreInfo,

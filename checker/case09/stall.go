@@ -2,6 +2,7 @@ package case09
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -22,6 +23,8 @@ type stall struct {
 
 // stalled is one armed hold.
 type stalled struct {
+	skip    int           // commands to let through first
+	every   bool          // count every command, reads too, not only those that may write
 	reached chan struct{} // closed when a command is held
 	release chan struct{} // closed to send it on
 	once    sync.Once
@@ -30,8 +33,13 @@ type stalled struct {
 }
 
 // arm holds the first command from now on that may write.
-func (st *stall) arm() *stalled {
-	h := &stalled{reached: make(chan struct{}), release: make(chan struct{})}
+func (st *stall) arm() *stalled { return st.armAfter(0, false) }
+
+// armAfter holds the command after the next skip ones, counting every
+// command (a command or a pipeline), reads too, when every is set, and
+// only those that may write otherwise.
+func (st *stall) armAfter(skip int, every bool) *stalled {
+	h := &stalled{skip: skip, every: every, reached: make(chan struct{}), release: make(chan struct{})}
 	st.mu.Lock()
 	st.armed = h
 	st.all = append(st.all, h)
@@ -70,17 +78,28 @@ func (h *stalled) Sent() string {
 	return h.sent
 }
 
-// wait holds the caller if the stall is armed and one of cmds may write.
+// wait holds the caller if the stall is armed and cmds are the command it
+// waits for.
 func (st *stall) wait(cmds ...redis.Cmder) {
 	st.mu.Lock()
 	h := st.armed
-	var sent []string
+	var sent, all []string
 	for _, c := range cmds {
+		line := commandLine(c)
+		all = append(all, line)
 		if name := strings.ToLower(c.Name()); !readOnly[name] {
-			sent = append(sent, c.String())
+			sent = append(sent, line)
 		}
 	}
+	if h != nil && h.every {
+		sent = all
+	}
 	if h == nil || len(sent) == 0 {
+		st.mu.Unlock()
+		return
+	}
+	if h.skip > 0 {
+		h.skip--
 		st.mu.Unlock()
 		return
 	}
@@ -91,6 +110,15 @@ func (st *stall) wait(cmds ...redis.Cmder) {
 	h.mu.Unlock()
 	close(h.reached)
 	<-h.release
+}
+
+// commandLine is a command as it was sent, without a reply.
+func commandLine(c redis.Cmder) string {
+	args := make([]string, len(c.Args()))
+	for i, a := range c.Args() {
+		args[i] = fmt.Sprint(a)
+	}
+	return strings.Join(args, " ")
 }
 
 // readOnly are the commands a stall lets through: they cannot take a lock

@@ -51,6 +51,7 @@ var _ = register(9,
 	entry{dir: "wrong/invalidate-drops-lock", fails: []string{"delete-keeps-lock"}},
 	entry{dir: "wrong/refresh-plain-del", fails: []string{"refresh-holder-only"}},
 	entry{dir: "wrong/refresh-shared-token", fails: []string{"refresh-holder-only"}},
+	entry{dir: "wrong/refresh-get-then-del", fails: []string{"refresh-holder-only"}},
 	entry{dir: "wrong/second-look-before-lock", fails: []string{"second-look"}, maybe: map[string]string{
 		"explore": "a rebuild that lands between a reader's second look and its SET NX, at one instant, is a window no scene holds open: 0 of 1,000 scenes (seeds 2000-2999) caught it, but the scheduler could",
 	}},
