@@ -16,6 +16,7 @@ import (
 	rearly "stampede/checker/library/case09/right/early"
 	rlocalflight "stampede/checker/library/case09/right/localflight"
 	rrefresher "stampede/checker/library/case09/right/refresher"
+	rversioned "stampede/checker/library/case09/right/versioned"
 	shipped "stampede/checker/library/case09/shipped"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
@@ -46,6 +47,7 @@ func TestExploreRight(t *testing.T) {
 		{"checker/library/case09/right/early", mk(rearly.New)},
 		{"checker/library/case09/right/localflight", mk(rlocalflight.New)},
 		{"checker/library/case09/right/refresher", mk(rrefresher.New)},
+		{"checker/library/case09/right/versioned", mk(rversioned.New)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)

@@ -25,6 +25,9 @@ type scene struct {
 	*case06.Fleet
 	shops []Shop
 	db    *plan
+	// stalls hold an instance's commands on their way to Redis, one per
+	// instance, in the order of shops.
+	stalls []*stall
 	// filled is when the first fill landed, on the shops' clock: the
 	// scenes count their times from it.
 	filled time.Time
@@ -34,6 +37,9 @@ type scene struct {
 func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
 	sc := &scene{db: &plan{}}
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
+		st := &stall{}
+		rdb.AddHook(st)
+		sc.stalls = append(sc.stalls, st)
 		s := newShop(db, rdb, clk)
 		sc.shops = append(sc.shops, s)
 		return s
@@ -46,10 +52,13 @@ func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
 	return sc, nil
 }
 
-// Close lets every held query go, lets the visitors finish, and closes the
-// world.
+// Close lets every held query and command go, lets the visitors finish,
+// and closes the world.
 func (sc *scene) Close() {
 	sc.db.Open()
+	for _, st := range sc.stalls {
+		st.releaseAll()
+	}
 	sc.Fleet.Close()
 }
 
@@ -70,6 +79,15 @@ func (sc *scene) burst(perInstance int) *harness.Crowd[[]string] {
 		ctx, leave := context.WithCancel(ctx)
 		defer leave()
 		return sc.shops[i%n].Top(ctx, catalog.Bestsellers)
+	})
+}
+
+// visitShelf starts n visitors of one instance, all asking for shelf.
+func (sc *scene) visitShelf(instance int, shelf string, n int) *harness.Crowd[[]string] {
+	return sc.VisitWith(n, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, leave := context.WithCancel(ctx)
+		defer leave()
+		return sc.shops[instance].Top(ctx, shelf)
 	})
 }
 
@@ -107,16 +125,20 @@ func (sc *scene) settled() error {
 // plan is the database's behaviour as the scene wants it: queries pass,
 // wait at a gate, or fail.
 type plan struct {
-	mu   sync.Mutex
-	gate *harness.Gate // when set, every query waits here
-	fail error         // when set, every query fails with it
-	held int           // queries that reached the gate since it was set
-	all  []*harness.Gate
+	mu    sync.Mutex
+	gate  *harness.Gate // when set, every query waits here
+	shelf string        // when set, only this shelf's queries wait at gate
+	fail  error         // when set, every query fails with it
+	held  int           // queries that reached the gate since it was set
+	all   []*harness.Gate
 }
 
-func (p *plan) hook(ctx context.Context, _ string) error {
+func (p *plan) hook(ctx context.Context, shelf string) error {
 	p.mu.Lock()
 	gate, fail := p.gate, p.fail
+	if p.shelf != "" && p.shelf != shelf {
+		gate = nil
+	}
 	if gate != nil {
 		p.held++
 	}
@@ -130,13 +152,20 @@ func (p *plan) hook(ctx context.Context, _ string) error {
 	return nil
 }
 
-// Hold holds every later query at a new gate, until Open.
-func (p *plan) Hold() {
+// Hold holds every later query at a new gate, until Open (or until the
+// gate it returns is opened, for the queries that reached it).
+func (p *plan) Hold() *harness.Gate { return p.HoldShelf("") }
+
+// HoldShelf holds every later query of shelf ("" for every shelf) at a
+// new gate, as Hold does, and lets the others pass.
+func (p *plan) HoldShelf(shelf string) *harness.Gate {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.gate = harness.NewGate()
+	p.shelf = shelf
 	p.held = 0
 	p.all = append(p.all, p.gate)
+	return p.gate
 }
 
 // Held returns how many queries have reached the gate since Hold.
@@ -151,6 +180,7 @@ func (p *plan) Open() {
 	p.mu.Lock()
 	gates := slices.Clone(p.all)
 	p.gate = nil
+	p.shelf = ""
 	p.mu.Unlock()
 	for _, g := range gates {
 		g.Open()

@@ -1,11 +1,11 @@
-// Package oneflight is a known-wrong answer to case 9, found only by the
-// explorer: like right/localflight, an in-process single-flight sends one
-// lock attempt per instance for a stale list, but its key is one word for
-// every shelf. While one shelf's refresh runs, a stale reader of another
+// Package oneflight is a known-wrong answer to case 9, found first by the
+// explorer, and now by the hand-built shelves-apart too: like
+// right/localflight, an in-process single-flight sends one lock attempt
+// per instance for a stale list, but its key is one word for every shelf. While one shelf's refresh runs, a stale reader of another
 // shelf on the same instance joins it, and its own shelf is not rebuilt.
 //
-// Verdict: fails "explore" in scenes where such a reader comes (see
-// checker/library/case09_test.go).
+// Verdict: fails "shelves-apart", and "explore" in scenes where such a
+// reader comes (see checker/library/case09_test.go).
 package oneflight
 
 import (

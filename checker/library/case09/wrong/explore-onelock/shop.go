@@ -1,11 +1,12 @@
-// Package onelock is a known-wrong answer to case 9, found only by the
-// explorer: the fleet's rebuild lock is one key for every shelf. While one
-// shelf is rebuilt, a reader of another finds the lock taken: on a stale
-// value it serves it and starts no rebuild; on a cold miss it waits for a
-// fill nobody runs, and answers "try again". The hand-built checks read
-// one shelf at a time.
+// Package onelock is a known-wrong answer to case 9, found first by the
+// explorer, and now by the hand-built shelves-apart too: the fleet's
+// rebuild lock is one key for every shelf. While one shelf is rebuilt, a
+// reader of another finds the lock taken: on a stale value it serves it
+// and starts no rebuild; on a cold miss it waits for a fill nobody runs,
+// and answers "try again". The hand-built checks read one shelf at a
+// time, but for shelves-apart.
 //
-// Verdict: fails "explore".
+// Verdict: fails "shelves-apart" and "explore".
 package onelock
 
 import (

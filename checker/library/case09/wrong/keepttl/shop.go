@@ -3,7 +3,8 @@
 // that only the first fill sets the physical expiry. The refreshed list
 // vanishes 60 s after the first fill, fresh or not.
 //
-// Verdict: fails "ttl".
+// Verdict: fails "ttl", and "second-look" (its refresh reads the source
+// with no second look under the lock).
 package keepttl
 
 import (

@@ -2,7 +2,8 @@
 // stale list goes through an in-process single-flight, and no lock in
 // Redis. Each instance rebuilds once per expiry: one query per instance.
 //
-// Verdict: fails "one-rebuild".
+// Verdict: fails "one-rebuild" and "delete-keeps-lock" (with no lock in
+// Redis, a delete during a rebuild lets another instance read too).
 package perinstance
 
 import (

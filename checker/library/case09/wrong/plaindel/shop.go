@@ -2,7 +2,8 @@
 // with a plain DEL. A holder whose lock expired during a slow rebuild
 // deletes the lock the next holder took.
 //
-// Verdict: fails "holder-only".
+// Verdict: fails "holder-only" and "refresh-holder-only" (the refresh
+// path releases it the same way).
 package plaindel
 
 import (

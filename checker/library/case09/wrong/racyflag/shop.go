@@ -1,8 +1,10 @@
 // Package racyflag is a known-wrong answer to case 9: each instance keeps
 // one refresh at a time with a plain bool, set by the readers and cleared
-// by the background rebuild, with no lock around it.
+// by the background rebuild, with no lock around it. The flag is one for
+// every shelf, too: while one shelf's rebuild runs, another shelf of the
+// instance is not rebuilt.
 //
-// Verdict: fails "race".
+// Verdict: fails "race" and "shelves-apart".
 package racyflag
 
 import (

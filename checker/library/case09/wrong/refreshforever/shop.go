@@ -3,7 +3,8 @@
 // that the first fill gave it. From the first refresh on, the list never
 // leaves Redis, and a stale one is served for ever if the rebuilds fail.
 //
-// Verdict: fails "ttl".
+// Verdict: fails "ttl" and "explore", and "second-look" (its refresh
+// reads the source with no second look under the lock).
 package refreshforever
 
 import (

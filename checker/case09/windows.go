@@ -1,0 +1,433 @@
+package case09
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"stampede/checker/case06"
+	"stampede/checker/check"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// The checks in this file each hold one window of the refresh path open
+// with a gate or a held command, where the hand-built scenes of checks.go
+// pass through it at once: a failed rebuild followed by a healthy one, two
+// shelves stale on one instance, a delete while a rebuild holds the lock,
+// a rebuild that outlives its lock, and a rebuild that lands between
+// another instance's look and its lock.
+
+// afterFailure is how long after a failed rebuild the next stale reader
+// comes, with the source back: longer than any lock a failed rebuild may
+// leave to its time to live (case 6's 2 s), inside the grace window.
+const afterFailure = 5 * time.Second
+
+// RetryAfterFailure checks that a rebuild that failed does not stop the
+// next one on its instance: the source fails at the expiry, a stale reader
+// of shop-1 sets a rebuild going, which fails; the source comes back, and
+// the next stale reader of shop-1 must see a rebuild start. It catches an
+// in-process "refresh running" mark that is cleared when a rebuild lands
+// and not when it fails, after which the instance never rebuilds the
+// shelf again.
+func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
+	sc, err := newScene(h, newShop, 1)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	sc.db.Fail(errPrimaryDown)
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	first := sc.visit(0, 1)
+	if err := sc.Drive(first.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the reader of the stale list, with the source down, was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	failed := sc.Reads() - 1
+	if failed == 0 {
+		// No rebuild was tried: bounded and one-rebuild say so.
+		return check.Passed("no rebuild tried while the source was down")
+	}
+	sc.db.Fail(nil)
+	back := sc.Reads()
+	later := stale + afterFailure
+	if err := sc.until(later); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	next := sc.visit(0, 1)
+	if err := sc.Drive(next.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the reader after the source came back was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if got, bad := lists(next.Outcomes()); bad != "" || got < 1 {
+		if bad == "" {
+			bad = fmt.Sprintf("it got an error, %v", firstErr(next.Outcomes()))
+		}
+		return check.Failed("", fmt.Sprintf("at %s, with the list stale and inside its physical expiry, shop-1's reader: %s",
+			sc.at(later), bad))
+	}
+	reads := sc.Reads() - back
+	figure := fmt.Sprintf("%s after the source came back", count(reads, "read"))
+	if reads == 0 {
+		return check.Failed(figure, fmt.Sprintf("the list was filled at %s and the source went down. At %s shop-1's reader "+
+			"found it stale and set a rebuild going, which failed (%s). The source was back, and at %s shop-1's next "+
+			"reader found the list stale again; nothing rebuilt it, and nothing will on that instance until Redis drops the "+
+			"list. A failed rebuild ends like one that landed: release the lock, and clear whatever marks a rebuild as "+
+			"running on the instance (a flag, a map entry), on every path out (a defer)", sc.at(0), sc.at(stale),
+			count(failed, "failed read"), sc.at(later)))
+	}
+	return check.Passed(figure)
+}
+
+// ShelvesApart checks that two shelves stale on one instance are rebuilt
+// apart: with the bestsellers' rebuild held at the database, a stale
+// reader of new releases on the same instance must see its own shelf's
+// rebuild start. It catches one "refresh running" flag, or one refresh
+// flight, for every shelf of an instance.
+func ShelvesApart(h *harness.H, newShop NewShop) check.Verdict {
+	sc, err := newScene(h, newShop, 1)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	other := catalog.NewReleases
+	c := sc.visitShelf(0, other, 1)
+	if err := sc.Drive(c.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the first reader of "+other+" was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	base := sc.DB().Queries(other)
+	sc.db.HoldShelf(catalog.Bestsellers)
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	held := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if sc.Reads() == 1 {
+		// No rebuild of the bestsellers started: bounded and one-rebuild say
+		// why, and there is no window to hold open.
+		return check.Passed("no rebuild of " + catalog.Bestsellers + " started")
+	}
+	reader := sc.visitShelf(0, other, 1)
+	if err := sc.Drive(reader.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the stale reader of "+other+" was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	reads := sc.DB().Queries(other) - base
+	figure := fmt.Sprintf("%s of %s with the bestsellers' rebuild held", count(reads, "read"), other)
+	if reads == 0 {
+		return check.Failed(figure, fmt.Sprintf("both shelves were filled on shop-1 at %s. At %s a reader of %s on shop-1 "+
+			"found it stale while the bestsellers' rebuild was held at the database, and nothing rebuilt %s. One shelf's rebuild must not stand for another's: key whatever "+
+			"keeps an instance to one rebuild (a flag, a flight, the lock) by the shelf", sc.at(0), sc.at(stale), other, other))
+	}
+	sc.db.Open()
+	if err := sc.Drive(held.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the bestsellers' reader was")
+	}
+	return check.Passed(figure)
+}
+
+// DeleteKeepsLock checks that the write path's delete leaves the rebuild
+// lock to its holder: a rebuild holds the lock, its read held at the
+// database; a change to the shelf commits, and the write path deletes the
+// list; readers on every instance find nothing. It catches an Invalidate
+// that deletes the lock with the list, after which a second read starts
+// while the first runs, and both land.
+//
+// The old rebuild may land after the delete and write the list it read
+// before the change: the chapter admits that race ("More to try") and the
+// reference has it, with one read. A shop may also start a second read
+// after a delete, if it refuses the old rebuild's list (a version in the
+// lock and the value, checked on write): the explorer excuses reads at
+// once after a delete. What no right answer does is both: a second read
+// while the first runs, and the first's pre-change list written back.
+func DeleteKeepsLock(h *harness.H, newShop NewShop) check.Verdict {
+	ctx := h.Context()
+	sc, err := newScene(h, newShop, 3)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	old := sc.db.Hold()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	starter := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if sc.db.Held() == 0 {
+		return check.Passed("no rebuild ran at the delete") // bounded says why
+	}
+	// The change commits while the old rebuild reads, then the delete.
+	books := catalog.Books(catalog.Bestsellers)
+	gone := books[0] // in the list the old rebuild read, not in the committed one
+	changed := append([]string{"A Title Committed at " + sc.at(stale)}, books[1:]...)
+	sc.DB().Write(catalog.Bestsellers, changed)
+	if err := sc.shops[1].Invalidate(ctx, catalog.Bestsellers); err != nil {
+		return check.Failed("", fmt.Sprintf("Invalidate on shop-2 at %s: %v", sc.at(stale), err))
+	}
+	sc.db.Hold() // reads begun after the delete wait at a gate of their own
+	after := sc.burst(2)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	extra := sc.db.Held()
+	figure := fmt.Sprintf("%s at once after the delete", count(1+extra, "read"))
+	if extra > 0 {
+		old.Open() // the old rebuild lands; the reads after the delete stay held
+		if err := sc.settled(); err != nil {
+			return case06.StuckVerdict(err)
+		}
+		values, err := sc.Values(ctx)
+		if err != nil {
+			return case06.WorldVerdict(err)
+		}
+		for k, v := range values {
+			if !strings.Contains(v, gone) {
+				continue
+			}
+			return check.Failed(figure, fmt.Sprintf("at %s a rebuild held the lock and read the source (held at the "+
+				"database); a change to the shelf committed, and shop-2's Invalidate deleted the list. The readers after "+
+				"it, on %d instances, started %s of the shelf while the first still ran: nothing held them back (the "+
+				"rebuild's lock was deleted with the list, or never taken in Redis). Then the first "+
+				"landed and wrote its list, read before the change, to %s: two reads, and the second bought nothing. "+
+				"Invalidate deletes the list and leaves the lock to the rebuild that holds it; the readers after it wait "+
+				"for that rebuild, or answer \"try again\"", sc.at(stale), len(sc.shops), count(extra, "more read"), k))
+		}
+		figure += ", and the old rebuild's list refused"
+	}
+	sc.db.Open()
+	if err := sc.Drive(func() bool { return starter.Done() && after.Done() }, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "after the delete, the readers were")
+	}
+	return check.Passed(figure)
+}
+
+// takenOver is how long a refresh's rebuild is held at the database before
+// another instance comes for the lock: longer than any lock lasts that the
+// chapter's numbers allow (2 s), short of the list's physical expiry.
+const takenOver = 20 * time.Second
+
+// mostCommands is how many of shop-1's commands after its query
+// RefreshHolderOnly stages a takeover before, one scene each.
+const mostCommands = 6
+
+// RefreshHolderOnly stages case 6's takeover on the refresh path: shop-1's
+// rebuild of a stale list outlives its lock, and shop-2 takes the lock and
+// starts a rebuild of its own, held at the database. Then shop-1's
+// rebuild goes on: whatever shop-2 took must be as it left it. The
+// takeover is staged while shop-1's query runs, and then before each
+// command shop-1 sends after its query, one scene each, so that a release
+// in two steps (read the token, then delete) is caught between them. It
+// catches a refresh that releases the lock with a plain DEL, with a token
+// shared by every instance, or with a compare-then-delete in two commands.
+func RefreshHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
+	for k := 0; k <= mostCommands; k++ {
+		v, more := refreshTakeover(h, newShop, k)
+		if !v.Pass || !more {
+			return v
+		}
+	}
+	return check.Passed(fmt.Sprintf("shop-1's refresh taken over while its query ran and before each of its first %d "+
+		"commands after it", mostCommands))
+}
+
+// refreshTakeover stages one takeover of shop-1's refresh: while its
+// query runs (k = 0), or before the k-th command it sends after its
+// query. It reports false once shop-1 sends fewer commands.
+func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+	ctx := h.Context()
+	sc, err := newScene(h, newShop, 2)
+	if err != nil {
+		return case06.WorldVerdict(err), false
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v, false
+	}
+	first := sc.db.Hold()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err), false
+	}
+	a := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err), false
+	}
+	if sc.db.Held() == 0 {
+		return check.Passed("no rebuild ran"), false // bounded says why
+	}
+	// Shop-1 goes on at go: its query returns (k = 0), or its held command
+	// is sent.
+	late, when, goOn := stale+takenOver, fmt.Sprintf("its rebuild's query ran for %v", takenOver), first.Open
+	if k > 0 {
+		hold := sc.stalls[0].armAfter(k-1, true)
+		defer hold.Release()
+		first.Open()
+		if err := sc.settled(); err != nil {
+			return case06.StuckVerdict(err), false
+		}
+		if !hold.Reached() {
+			return check.Passed(fmt.Sprintf("shop-1's refresh taken over while its query ran and before each of its %d "+
+				"commands after it", k-1)), false
+		}
+		// At 09:01:02 the list shop-1 wrote at 09:00:31, if it did, is
+		// stale, and the one before it gone: shop-2 goes for the lock.
+		late = 2 * stale
+		when = fmt.Sprintf("its query had returned, and its command %d after it, %q, was held on its way to Redis "+
+			"for %v", k, hold.Sent(), late-stale)
+		goOn = hold.Release
+	}
+	before, err := sc.Values(ctx)
+	if err != nil {
+		return case06.WorldVerdict(err), false
+	}
+	lives, err := sc.TTLs(ctx)
+	if err != nil {
+		return case06.WorldVerdict(err), false
+	}
+	if err := sc.until(late); err != nil {
+		return case06.StuckVerdict(err), false
+	}
+	sc.db.Hold() // shop-2's rebuild waits at a gate of its own
+	b := sc.visit(1, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err), false
+	}
+	took, err := sc.Values(ctx)
+	if err != nil {
+		return case06.WorldVerdict(err), false
+	}
+	// The keys shop-2 wrote since shop-1 was held (its lock): new ones,
+	// changed ones, and ones that would have expired meanwhile (a lock
+	// taken again with the same value, a token every instance shares).
+	var taken []string
+	for key, v := range took {
+		was, ok := before[key]
+		ttl, timed := lives[key]
+		if !ok || was != v || timed && ttl >= 0 && ttl < late-stale {
+			taken = append(taken, key)
+		}
+	}
+	slices.Sort(taken)
+	goOn()
+	if err := sc.Drive(a.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-1's reader was"), false
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err), false
+	}
+	now, err := sc.Values(ctx)
+	if err != nil {
+		return case06.WorldVerdict(err), false
+	}
+	figure := "taken over while shop-1's query ran"
+	if k > 0 {
+		figure = fmt.Sprintf("taken over before shop-1's command %d after its query", k)
+	}
+	for _, key := range taken {
+		if got, ok := now[key]; !ok || got != took[key] {
+			what := "deleted"
+			if ok {
+				what = "overwrote"
+			}
+			return check.Failed(figure, fmt.Sprintf("shop-1 found the list stale at %s and started its rebuild; %s, past "+
+				"its lock's time to live. At %s shop-2 came, took %s and started its own rebuild. Then shop-1 went on and "+
+				"%s %s, which was shop-2's. A refresh releases the lock as a cold miss does: one atomic compare-and-delete "+
+				"of a random token of its own (a Lua script), never a plain DEL, a GET then a DEL, or a token every "+
+				"instance shares", sc.at(stale), when, sc.at(late), key, what, key)), false
+		}
+	}
+	sc.db.Open()
+	if err := sc.Drive(b.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-2's reader was"), false
+	}
+	return check.Passed(figure), true
+}
+
+// SecondLook checks that a rebuild looks at Redis again once it has the
+// lock: shop-1's rebuild of a stale list is held at the database; a stale
+// reader on shop-2 looks at Redis, and its first command that may write
+// (its lock attempt) is held on its way; shop-1's rebuild lands and lets
+// go of the lock; then shop-2's command goes on. The list in Redis is
+// fresh by then, so no read may follow. It catches a second look made
+// before the lock is taken, and no second look at all.
+func SecondLook(h *harness.H, newShop NewShop) check.Verdict {
+	sc, err := newScene(h, newShop, 2)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	sc.db.Hold()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	a := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if sc.db.Held() == 0 {
+		return check.Passed("no rebuild ran") // bounded says why
+	}
+	hold := sc.stalls[1].arm()
+	defer hold.Release()
+	b := sc.visit(1, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	stalled := hold.Reached()
+	sc.db.Open() // shop-1's rebuild lands and lets go of the lock
+	if err := sc.Drive(a.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-1's reader was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	landed := sc.Reads()
+	hold.Release()
+	if err := sc.Drive(b.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-2's reader was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	again := sc.Reads() - landed
+	figure := fmt.Sprintf("%s after shop-1's rebuild landed", count(again, "read"))
+	if again > 0 {
+		meanwhile := ""
+		if stalled {
+			meanwhile = fmt.Sprintf("shop-2's reader found it stale too, and its %q was held on its way to Redis; "+
+				"meanwhile ", hold.Sent())
+		}
+		return check.Failed(figure, fmt.Sprintf("at %s shop-1 found the list stale and started its rebuild; %sshop-1's "+
+			"rebuild landed, wrote a fresh list and let go of the lock. Then shop-2 went on, and read the source again (%s), "+
+			"for a list a moment old. Whoever takes the lock looks at Redis again under it, after the SET NX, not before: "+
+			"a look before is already out of date", sc.at(stale), meanwhile, count(again, "read")))
+	}
+	return check.Passed(figure)
+}

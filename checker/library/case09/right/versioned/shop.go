@@ -1,0 +1,291 @@
+// Package versioned is a known-right answer to case 9 written differently
+// from the reference: each shelf has a generation in Redis, which the
+// write path's delete moves on in the same step. A rebuild takes the lock
+// of the generation it began in and writes only if the generation is still
+// that one, in one script. A rebuild that read the source before a change
+// cannot put its list back after the delete (the race the reference
+// admits), and a reader who finds the shelf deleted takes the new
+// generation's lock at once: after a delete, a second read may run while
+// the old one does, and only the second one's list is kept.
+//
+// Verdict: passes every check.
+package versioned
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	mathrand "math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	// freshFor is the logical expiry: how long a shelf is served as it is.
+	freshFor = 30 * time.Second
+	// keepFor is the physical expiry, Redis's. The 30 s between the two is
+	// the grace window: a stale shelf can be served while one instance
+	// rebuilds it, and no value older than keepFor is ever served.
+	keepFor = 60 * time.Second
+
+	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	lockTTL = 2 * time.Second
+	// genTTL keeps a shelf's generation well past any value or lock
+	// written under it.
+	genTTL = 10 * time.Minute
+	// A reader that finds nothing polls for the holder's fill about every
+	// pollEvery, and past waitBudget answers "try again".
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+	retryAfter = time.Second
+)
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db      *catalog.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights singleflight.Group // cold misses: one flight per shelf in this instance
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance tells the time and waits with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// TryAgain is the answer for a visitor who found nothing to serve and
+// waited longer than its budget for another instance's rebuild.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the shelf is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// stored is a shelf as the fleet keeps it in Redis.
+type stored struct {
+	Books []string `json:"books"`
+	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
+	// know it, so it travels with the value.
+	FreshUntil time.Time `json:"fresh_until"`
+}
+
+// Top returns a shelf's books. A stale shelf is served as it is while one
+// rebuild for the fleet runs behind it; only a missing shelf makes the
+// visitor wait. Visitors share the slice they get: callers must not change
+// it.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	v, ok, err := s.shared(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if !s.clock.Now().Before(v.FreshUntil) {
+			s.refresh(ctx, shelf)
+		}
+		return v.Books, nil
+	}
+	// Nothing to serve: case 6's flight, whose visitors wait for one fill.
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
+		return s.fill(context.WithoutCancel(ctx), shelf)
+	})
+	select {
+	case r := <-flight:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]string), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// refresh starts the fleet's one rebuild of a stale shelf, if this reader
+// wins the lock, and returns at once either way: the reader has a value to
+// serve. Taking the lock costs the reader one round trip to Redis, never
+// the rebuild.
+func (s *Shop) refresh(ctx context.Context, shelf string) {
+	// The rebuild must outlive this visitor, whose context ends when it
+	// leaves: it keeps the context's values and drops its end.
+	bg := context.WithoutCancel(ctx)
+	l, won := s.lock(bg, shelf)
+	if !won {
+		return // another reader, here or on another instance, rebuilds
+	}
+	go func() {
+		defer s.unlock(bg, shelf, l)
+		// A failed or panicking rebuild is not fatal: the stale value keeps
+		// serving until its physical expiry, and the next stale reader
+		// tries again. Nothing about the failure is written to Redis.
+		defer func() { _ = recover() }()
+		_, _ = s.rebuildLocked(bg, shelf, l.gen)
+	}()
+}
+
+// fill is an instance's one flight for a missing shelf: it rebuilds if it
+// wins the lock, and otherwise waits for the holder's fill.
+func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
+	l, won := s.lock(ctx, shelf)
+	if !won {
+		return s.awaitFill(ctx, shelf)
+	}
+	defer s.unlock(ctx, shelf, l)
+	return s.rebuildLocked(ctx, shelf, l.gen)
+}
+
+// rebuildLocked reads the source and writes the shelf, under the lock of
+// generation gen: a delete since makes the write a no-op.
+func (s *Shop) rebuildLocked(ctx context.Context, shelf, gen string) ([]string, error) {
+	// Second look: the holder before us may have written a fresh value and
+	// let go of the lock between our read and our SET NX.
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+		return v.Books, nil
+	}
+	books, err := s.db.Top(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.share(ctx, shelf, gen, books); err != nil {
+		return nil, err
+	}
+	return books, nil
+}
+
+// held is a rebuild lock: the shelf's generation it was taken in, and its
+// token.
+type held struct {
+	gen, token string
+}
+
+// lock tries the rebuild lock of the shelf's current generation once, with
+// a token of its own. An error from Redis counts as a lost lock: the
+// caller serves what it has.
+func (s *Shop) lock(ctx context.Context, shelf string) (held, bool) {
+	gen, err := s.rdb.Get(ctx, genKey(shelf)).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		gen = "0"
+	case err != nil:
+		return held{}, false
+	}
+	l := held{gen: gen, token: rand.Text()}
+	won, err := s.rdb.SetNX(ctx, lockKey(shelf, gen), l.token, lockTTL).Result()
+	return l, err == nil && won
+}
+
+// release deletes the lock only if it still holds our token, in one step.
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+func (s *Shop) unlock(ctx context.Context, shelf string, l held) {
+	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf, l.gen)}, l.token).Err()
+}
+
+// awaitFill polls Redis, with jitter, for the holder's fill until
+// waitBudget has passed.
+func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		if err := s.clock.Sleep(ctx, pollEvery/2+mathrand.N(pollEvery)); err != nil {
+			return nil, err
+		}
+		if v, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return v.Books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
+// Invalidate is the write path's half: called after the database has
+// committed a change to the shelf, it deletes the shelf from Redis. A
+// delete, not a new value: a delete carries no data, so it cannot put back
+// an older list than the one committed. And the key goes outright, with
+// its grace window: the window is for a value that aged, never for one
+// known to be wrong.
+//
+// It also moves the shelf to a new generation, in the same step: a rebuild
+// that read the source before the change, still running, cannot write
+// what it read, and a reader who finds the shelf gone may take the new
+// generation's lock at once.
+func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
+	err := invalidate.Run(ctx, s.rdb, []string{shelfKey(shelf), genKey(shelf)}, genTTL.Milliseconds()).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("shop: invalidating %s: %w", shelf, err)
+	}
+	return nil
+}
+
+// invalidate deletes the shelf and moves it to its next generation.
+var invalidate = redis.NewScript(`
+redis.call("DEL", KEYS[1])
+redis.call("INCR", KEYS[2])
+redis.call("PEXPIRE", KEYS[2], ARGV[1])
+return 1`)
+
+// write stores the shelf if its generation is still the one its rebuild
+// began in.
+var write = redis.NewScript(`
+if (redis.call("GET", KEYS[2]) or "0") ~= ARGV[1] then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+return 1`)
+
+// shared reads the fleet's copy of a shelf from Redis.
+func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
+	var v stored
+	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("shop: reading %s from Redis: %w", shelf, err)
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
+	}
+	return v, true, nil
+}
+
+// share writes a shelf for the whole fleet, fresh for freshFor on the
+// shop's clock and kept by Redis for keepFor, unless a delete has moved
+// the shelf past generation gen since its rebuild began.
+func (s *Shop) share(ctx context.Context, shelf, gen string, books []string) error {
+	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	if err != nil {
+		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
+	}
+	err = write.Run(ctx, s.rdb, []string{shelfKey(shelf), genKey(shelf)}, gen, data, keepFor.Milliseconds()).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+	}
+	return nil
+}
+
+func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+func lockKey(shelf, gen string) string { return "lock:shelf:" + shelf + ":" + gen }
+
+func genKey(shelf string) string { return "gen:shelf:" + shelf }
