@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"stampede/checker/check"
 	"stampede/checker/harness"
 	"stampede/shop/clock"
@@ -37,15 +39,34 @@ type scene struct {
 // newScene makes a shop on a fresh world, with every query held at a gate
 // when hold is set.
 func newScene(h *harness.H, newShop NewShop, hold bool) (*scene, error) {
+	var hook sceneHook
+	if hold {
+		hook = func(s *scene, ctx context.Context, _ int) error { return s.gate.Wait(ctx) }
+	}
+	return newSceneWith(h, newShop, hold, hook, nil)
+}
+
+// sceneHook is a scene's database hook: it runs at the start of every
+// query, with the scene, as events.Hook does.
+type sceneHook func(s *scene, ctx context.Context, id int) error
+
+// newSceneWith makes a shop on a fresh world whose database runs hook at
+// the start of every query (when it is not nil) and whose tap shows every
+// command to stage (when it is not nil; see tap.stage). With gate set the
+// scene has a closed gate for the hook to hold queries at, opened by Close.
+func newSceneWith(h *harness.H, newShop NewShop, gate bool, hook sceneHook,
+	stage func(ctx context.Context, cmd redis.Cmder, answered bool)) (*scene, error) {
 	w, err := openWorld(h.Context(), serverURL())
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{h: h, world: w, tap: &tap{}, clk: clock.NewFake(nine), start: time.Now()}
+	s := &scene{h: h, world: w, tap: &tap{stage: stage}, clk: clock.NewFake(nine), start: time.Now()}
 	opts := []events.Option{events.WithCost(0), events.WithClock(s.clk)}
-	if hold {
+	if gate {
 		s.gate = harness.NewGate()
-		opts = append(opts, events.WithHook(func(ctx context.Context, _ int) error { return s.gate.Wait(ctx) }))
+	}
+	if hook != nil {
+		opts = append(opts, events.WithHook(func(ctx context.Context, id int) error { return hook(s, ctx, id) }))
 	}
 	s.db = events.New(opts...)
 	s.shop = newShop(s.db, w.client(s.tap), s.clk)

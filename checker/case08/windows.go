@@ -1,0 +1,403 @@
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/explore"
+	"stampede/checker/harness"
+	"stampede/shop/events"
+)
+
+// The checks in this file stage what the cold start's checks do not: a
+// query that fails and the readers who come after it, an outage that lasts,
+// a reader who hangs up while its rebuild waits for a slot, a slow write to
+// Redis, and hits between the warm-up and the expiry. Each decides with a
+// gate, a held command or the shop's clock, and counts at rest.
+
+// The failure scene's sizes.
+const (
+	// failPages is how many pages' first query fails.
+	failPages = 10
+	// freshPages is how many other pages the cold start after the
+	// failures reads: twice the pool.
+	freshPages = 40
+)
+
+// errFailed is the failure the scenes plan for a query.
+var errFailed = errors.New("the database failed the query (planned by the checker)")
+
+// failed is what the failure scene did.
+type failed struct {
+	atGate int                    // queries in the database once the readers after had settled, held
+	most   int                    // the most queries at once, over the whole scene
+	after  *harness.Crowd[string] // the readers after the failures
+	ids    []int                  // their pages
+	fail   check.Verdict          // set when the scene itself went wrong
+}
+
+// afterFailures plays the failure scene. First every query of events 1 to
+// 10 fails at once, with two readers each. Once they have all returned, the
+// database answers again: one reader comes for each page of ids. With held
+// set, every query is held at the gate while hold passes on the shop's
+// clock, and counted, before the gate opens; else none is held. Then the
+// scene runs to its end.
+func afterFailures(h *harness.H, newShop NewShop, ids []int, held bool) (c failed) {
+	var down atomic.Bool
+	down.Store(true)
+	hook := func(s *scene, ctx context.Context, id int) error {
+		if id <= failPages && down.Load() {
+			return errFailed
+		}
+		return s.gate.Wait(ctx)
+	}
+	s, err := newSceneWith(h, newShop, true, hook, nil)
+	if err != nil {
+		c.fail = worldVerdict(err)
+		return c
+	}
+	defer s.Close()
+	first := s.read(coldIDs(failPages, 2))
+	if err := s.Drive(first.Done, patience); err != nil {
+		c.fail = waitVerdict(err, "the readers of the failed queries were")
+		return c
+	}
+	down.Store(false)
+	if !held {
+		s.gate.Open()
+	}
+	c.ids = ids
+	c.after = s.read(ids)
+	if held {
+		if err := s.Elapse(hold); err != nil {
+			c.fail = stuckVerdict(err)
+			return c
+		}
+		c.atGate = s.db.Running()
+		s.gate.Open()
+	}
+	if err := s.Drive(c.after.Done, patience); err != nil {
+		c.most = s.db.Most()
+		c.fail = waitVerdict(err, "the readers after the failed queries were")
+		return c
+	}
+	c.most = s.db.Most()
+	return c
+}
+
+// FailedAgain checks that a page whose query failed is queried again by
+// its next reader, who gets its page: every query of events 1 to 10 fails,
+// then, once their readers have returned, the database answers again and
+// one more reader comes for each. It catches a failed flight left on the
+// flight table and a failure remembered in Redis.
+func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
+	c := afterFailures(h, newShop, events.IDs(failPages), false)
+	if c.fail.Message != "" {
+		return c.fail
+	}
+	if v := allGot(c.after.Outcomes(), c.ids); !v.Pass {
+		return check.Failed(v.Figure, fmt.Sprintf("every query of events 1 to %d failed, and every reader of those had "+
+			"returned; then the database answered again, and %s. A failure is not kept (case 5): take the failed flight off "+
+			"the table, store nothing for it, give back its slot once, and let the page's next reader query again",
+			failPages, v.Message))
+	}
+	return check.Passed(fmt.Sprintf("%d readers after failed queries, each with its page", len(c.ids)))
+}
+
+// SlotsAfterFailure checks that after failed queries the database still
+// never sees more than 20 queries at once: every query of events 1 to 10
+// fails, then 40 fresh pages have a reader each, their queries held at the
+// gate and counted. It catches a failed query that gives its slot back
+// twice.
+func SlotsAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
+	c := afterFailures(h, newShop, events.IDs(failPages + freshPages)[failPages:], true)
+	if c.fail.Message != "" && c.most == 0 {
+		return c.fail
+	}
+	figure := fmt.Sprintf("at most %d at once after %d failed pages (%d held at the gate)", c.most, failPages, c.atGate)
+	if c.most > pool {
+		return check.Failed(figure, fmt.Sprintf("after every query of %d pages had failed, a cold start of %d other pages "+
+			"had %d queries in the database at once, and its pool holds %d: a failed query gives its slot back once, as a "+
+			"query that worked does (one deferred release, and nothing by hand on the error path)", failPages, freshPages, c.most, pool))
+	}
+	if c.fail.Message != "" {
+		return c.fail
+	}
+	return check.Passed(figure)
+}
+
+// StarterLeaves checks that a reader who hangs up while its page's rebuild
+// waits for a database slot takes no other reader's page with it: the pool
+// is held full at the gate, the starters of events 21 and 22 each have a
+// second reader waiting with them, and one starter is cancelled, the other
+// reaches its deadline. It catches a slot taken on the starter's context.
+func StarterLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, true)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	full := s.read(events.IDs(pool))
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	pages := []int{pool + 1, pool + 2}
+	var ends []func()
+	ctxs := make([]context.Context, len(pages))
+	for i := range pages {
+		var end func()
+		ctxs[i], end = explore.NewContext(i, i == 1) // a cancel, then a deadline
+		ends = append(ends, end)
+	}
+	defer func() {
+		for _, end := range ends {
+			end()
+		}
+	}()
+	starters := s.visit(len(pages), func(_ context.Context, i int) (string, error) { return s.shop.Page(ctxs[i], pages[i]) })
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	joiners := s.read(pages)
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	for _, end := range ends {
+		end()
+	}
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	s.gate.Open()
+	if err := s.Drive(func() bool { return full.Done() && starters.Done() && joiners.Done() }, patience); err != nil {
+		return waitVerdict(err, "the readers were")
+	}
+	if v := allGot(joiners.Outcomes(), pages); !v.Pass {
+		return check.Failed(v.Figure, fmt.Sprintf("the pool was full, and the readers who started the rebuilds of events %d "+
+			"and %d left (a cancel, a deadline) while their rebuilds waited for a slot; then %s, though its own context never "+
+			"ended. The rebuild works for every reader of the page: wait for the slot on context.WithoutCancel(ctx) too, not on "+
+			"the starter's context", pages[0], pages[1], v.Message))
+	}
+	return check.Passed(fmt.Sprintf("%d readers served after their starters left", len(pages)))
+}
+
+// outageCost is how long a query takes to fail in an outage, on the shop's
+// clock.
+const outageCost = 50 * time.Millisecond
+
+// Outage checks that while the database fails every query, for good, every
+// reader returns within maxBudget of the shop's clock with the query's
+// error or a "try again". It catches a retry that starts the budget again.
+func Outage(h *harness.H, newShop NewShop) check.Verdict {
+	const n, per = 10, 2
+	hook := func(s *scene, ctx context.Context, _ int) error {
+		if err := s.clk.Sleep(ctx, outageCost); err != nil {
+			return err
+		}
+		return errFailed
+	}
+	s, err := newSceneWith(h, newShop, false, hook, nil)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	ids := coldIDs(n, per)
+	readers := s.read(ids)
+	start := s.clk.Now()
+	err = s.Drive(readers.Done, maxBudget)
+	if errors.Is(err, errNoBound) {
+		return check.Failed(fmt.Sprintf("%d of %d readers still waiting after %v", len(ids)-returned(readers), len(ids), maxBudget),
+			fmt.Sprintf("the database failed every query (after %v each) and went on failing, and readers still waited after "+
+				"%v of the shop's clock (%s): a reader's budget covers its whole wait, retries included. Start the budget once, "+
+				"when the reader arrives, and past it return a *TryAgain, or the query's error", outageCost, maxBudget, readers.Where()))
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	for i, o := range readers.Outcomes() {
+		var later interface{ RetryAfter() time.Duration }
+		switch {
+		case o.Panic != "":
+			return check.Failed("", fmt.Sprintf("the reader of event %d panicked: %s", ids[i], o.Panic))
+		case o.Err == nil:
+			return check.Failed("", fmt.Sprintf("the reader of event %d got %q, though the database answered no query", ids[i], o.Value))
+		case errors.Is(o.Err, errFailed):
+		case errors.As(o.Err, &later) && later.RetryAfter() > 0:
+		default:
+			return check.Failed("", fmt.Sprintf("the reader of event %d got the error %q, which is neither the query's error "+
+				"(wrap it with %%w) nor a *TryAgain", ids[i], o.Err))
+		}
+	}
+	return check.Passed(fmt.Sprintf("%d readers answered within %v of an outage", len(ids), s.clk.Now().Sub(start)))
+}
+
+// SlowWrite checks that a slow Redis write of one page holds up no other
+// page's rebuild: the first write of event 1's page is held on its way to
+// Redis (a slow network), and a reader of event 2, missing, must get its
+// page meanwhile. It catches a flight table whose lock is held across the
+// write.
+func SlowWrite(h *harness.H, newShop NewShop) check.Verdict {
+	held := make(chan struct{})
+	var holding atomic.Bool
+	var release sync.Once
+	letGo := func() { release.Do(func() { close(held) }) }
+	slow := events.PageOf(1)
+	stage := func(_ context.Context, cmd redis.Cmder, answered bool) {
+		if answered || readers[strings.ToLower(argString(cmd.Args()[0]))] {
+			return
+		}
+		for _, a := range cmd.Args()[1:] {
+			if argString(a) == slow && !holding.Swap(true) {
+				<-held
+				return
+			}
+		}
+	}
+	s, err := newSceneWith(h, newShop, false, nil, stage)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	defer letGo()
+	first := s.read([]int{1})
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	if !holding.Load() {
+		// The page went to Redis in a pipeline or a transaction, which the
+		// tap does not stage, or not at all, which the once check judges.
+		letGo()
+		if err := s.Drive(first.Done, patience); err != nil {
+			return waitVerdict(err, "the reader of event 1 was")
+		}
+		return check.Passed("not staged: event 1's page was not written by a command of its own")
+	}
+	second := s.read([]int{2})
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	got, where, queried := second.Outcomes()[0], second.Where(), s.db.Queries(2)
+	letGo()
+	if err := s.Drive(func() bool { return first.Done() && second.Done() }, patience); err != nil {
+		return waitVerdict(err, "the readers were")
+	}
+	if !got.Returned || got.Err != nil || got.Value != events.PageOf(2) {
+		what := "had not returned"
+		switch {
+		case got.Returned && got.Err != nil:
+			what = fmt.Sprintf("got the error %q", got.Err)
+		case got.Returned:
+			what = fmt.Sprintf("got %q", got.Value)
+		case queried == 0:
+			what = fmt.Sprintf("had not even started its query (%s)", where)
+		}
+		return check.Failed("", fmt.Sprintf("while the write of event 1's page to Redis was held on its way (a slow network), "+
+			"the reader of event 2, who missed Redis, %s: one page's write must not hold up another page's rebuild. Hold the "+
+			"flight table's lock only to look up or change the table, never across a call to Redis or the database", what))
+	}
+	return check.Passed("event 2 served while event 1's write was held")
+}
+
+// The hits scene's sizes.
+const (
+	// hitPages is how many pages the hits scene warms and reads: enough to
+	// judge a spread (busiestBound), few enough to be quick.
+	hitPages = 300
+	// aged is how far the hits scene moves Redis's clock between the
+	// warm-up and the hits, on the embedded server.
+	aged = 10 * time.Second
+)
+
+// HitTTL checks that hits leave a page's time to live alone: the warm-up of
+// 300 pages, then 10 s on Redis's clock and the shop's (on the embedded
+// server; on a real one the time it takes), then a reader for every page,
+// served from Redis. No key may then have longer to live than before the
+// hits, less the 10 s, and the times to live must still be spread. It
+// catches GETEX or EXPIRE on a hit, with or without a fresh draw.
+func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, false)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	ids := events.IDs(hitPages)
+	w := s.warm(ids)
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "the warm-up was")
+	}
+	if o := w.Outcomes()[0]; o.Panic != "" || o.Err != nil {
+		return check.Failed("", fmt.Sprintf("the warm-up failed: %v%s", o.Err, o.Panic))
+	}
+	before, err := s.world.read(h.Context())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	warmWrites := s.tap.wrote()
+	moved := time.Duration(0)
+	if s.world.embedded() {
+		moved = aged
+		s.world.mr.FastForward(aged)
+		s.clk.Set(s.clk.Now().Add(aged))
+	}
+	queries := s.db.Total()
+	outs, err := s.readInWaves(ids)
+	if err != nil {
+		return waitVerdict(err, "the readers of the warmed pages were")
+	}
+	if v := allGot(outs, ids); !v.Pass {
+		return check.Failed(v.Figure, "after the warm-up: "+v.Message)
+	}
+	if q := s.db.Total() - queries; q > 0 {
+		return check.Failed(count(q, "query", "queries"), fmt.Sprintf("%v after the warm-up, one reader of each of %d pages "+
+			"made %s: the pages the warm-up stored should be served from Redis", moved, len(ids), count(q, "query", "queries")))
+	}
+	after, err := s.world.read(h.Context())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	var longer []string
+	n := 0
+	for k, b := range before.ttl {
+		a, ok := after.ttl[k]
+		if b < 0 || !ok {
+			continue
+		}
+		if a < 0 || a > b-moved+time.Millisecond {
+			n++
+			if len(longer) < 3 {
+				longer = append(longer, fmt.Sprintf("%s: %s left before, %s after", k, secs3(b-moved), ttlString(a)))
+			}
+		}
+	}
+	if n > 0 {
+		return check.Failed(fmt.Sprintf("%d of %d keys live longer after a hit", n, len(before.ttl)), fmt.Sprintf(
+			"%v after the warm-up every page had a reader, and then %s than before the hits (%s): a hit must leave the time "+
+				"to live alone (GET, not GETEX or EXPIRE). A page lives 30 to 35 s from its write, whoever reads it: a page whose "+
+				"hits renew it is never rebuilt and never shows its event's changes, and pages read together expire together again",
+			moved, count(n, "key had longer to live", "keys had longer to live"), strings.Join(longer, "; ")))
+	}
+	// The spread after the hits, when the warm-up's was right (else
+	// warm-spread has already said so): on a real server, where Redis's
+	// clock cannot be moved, this is what shows a hit that writes 30 s.
+	warm := spread(lifetimes(before, warmWrites, s.world.embedded(), s.start), "the warm-up")
+	if v := spread(lifetimes(after, s.tap.wrote(), s.world.embedded(), s.start), "the hits"); warm.Pass && !v.Pass {
+		return v
+	}
+	return check.Passed(fmt.Sprintf("%d pages read %v after the warm-up, their times to live untouched", len(ids), moved))
+}
+
+// ttlString says how long a key has to live, or that it has no end.
+func ttlString(d time.Duration) string {
+	if d < 0 {
+		return "no time to live"
+	}
+	return secs3(d)
+}
