@@ -45,7 +45,7 @@ var Case = check.Case{
 		{ID: "budget", Name: "a reader that waits past its budget gets a typed \"try again\" error, not a hang",
 			Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"},
 		{ID: "failed-again", Name: "a page whose query failed is queried again by its next reader, who gets its page",
-			Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, and a failure remembered in Redis (negative-cache)"},
+			Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error): more failures than the pool holds leave it empty"},
 		{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
 			Catches: "a failed query that gives its slot back twice (double-release-on-error): each failure widens the pool by one"},
 		{ID: "starter-leaves", Name: "a reader who hangs up while its rebuild waits for a slot takes no other reader's page with it",

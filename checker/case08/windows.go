@@ -25,8 +25,11 @@ import (
 
 // The failure scene's sizes.
 const (
-	// failPages is how many pages' first query fails.
-	failPages = 10
+	// failPages is how many pages' first query fails: more than the pool
+	// holds, so that a failure that keeps its slot (given back on the
+	// paths that worked, not on the error path) empties the pool, and the
+	// readers after the failures find none.
+	failPages = 25
 	// freshPages is how many other pages the cold start after the
 	// failures reads: twice the pool.
 	freshPages = 40
@@ -45,7 +48,7 @@ type failed struct {
 }
 
 // afterFailures plays the failure scene. First every query of events 1 to
-// 10 fails at once, with two readers each. Once they have all returned, the
+// 25 fails at once, with two readers each. Once they have all returned, the
 // database answers again: one reader comes for each page of ids. With held
 // set, every query is held at the gate while hold passes on the shop's
 // clock, and counted, before the gate opens; else none is held. Then the
@@ -94,10 +97,11 @@ func afterFailures(h *harness.H, newShop NewShop, ids []int, held bool) (c faile
 }
 
 // FailedAgain checks that a page whose query failed is queried again by
-// its next reader, who gets its page: every query of events 1 to 10 fails,
+// its next reader, who gets its page: every query of events 1 to 25 fails,
 // then, once their readers have returned, the database answers again and
 // one more reader comes for each. It catches a failed flight left on the
-// flight table and a failure remembered in Redis.
+// flight table, a failure remembered in Redis, and a slot that a failed
+// query keeps: 25 failures leave none of the pool's 20.
 func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 	c := afterFailures(h, newShop, events.IDs(failPages), false)
 	if c.fail.Message != "" {
@@ -113,7 +117,7 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 }
 
 // SlotsAfterFailure checks that after failed queries the database still
-// never sees more than 20 queries at once: every query of events 1 to 10
+// never sees more than 20 queries at once: every query of events 1 to 25
 // fails, then 40 fresh pages have a reader each, their queries held at the
 // gate and counted. It catches a failed query that gives its slot back
 // twice.

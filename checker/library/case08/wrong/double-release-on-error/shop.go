@@ -2,7 +2,7 @@
 // twice, once by hand "at once" and once more in the deferred release. With
 // a channel of tokens the second receive takes another rebuild's token, or
 // waits for the next one; either way every failure leaves the pool one slot
-// wider, and after ten failures a cold start runs 30 queries at once. No
+// wider, and after 25 failures a cold start runs 40 queries at once. No
 // hand-built check made a query fail before a burst.
 //
 // Verdict: fails "slots-after-failure" and "failed-again".

@@ -1,0 +1,171 @@
+// Package slotleakonerror is a known-wrong answer to case 8, written by a
+// student the checker's authors had not seen: the slot is given back by
+// hand on the paths that worked (the second look's hit, and after the
+// write to Redis), not with a defer, and the query's error path returns
+// without giving it back. Each failed query keeps a slot of the pool for
+// good; once 20 have failed, every rebuild waits for a slot that never
+// comes, and every reader of a missing page gets "try again", though the
+// database is healthy again and nothing runs in it.
+//
+// Verdict: fails "failed-again": 25 pages fail at once, which leaves none
+// of the 20 slots, and the readers after them get "try again".
+package slotleakonerror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+const (
+	// A page lives pageTTL plus a random part of up to ttlJitter. Pages the
+	// warm-up stores in the same second then expire over 5 s, not in one.
+	pageTTL   = 30 * time.Second
+	ttlJitter = 5 * time.Second
+
+	// rebuilds is the database's connection pool. More rebuilds at once
+	// than that only queue inside the database, each holding a request
+	// open; fewer leave connections idle while readers wait.
+	rebuilds = events.Pool
+
+	// A reader waits at most waitBudget for its page; then it is better
+	// served by "try again" than by a longer wait.
+	waitBudget = time.Second
+	retryAfter = time.Second
+)
+
+// Shop is the box office's page cache.
+type Shop struct {
+	db      *events.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights singleflight.Group // one rebuild per page
+	slots   chan struct{}      // one token per database connection
+}
+
+// New returns a shop in front of the database db, caching in the Redis
+// behind rdb, waiting and telling the time with clk.
+func New(db *events.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk, slots: make(chan struct{}, rebuilds)}
+}
+
+// TryAgain is the answer for a reader who waited longer than its budget for
+// the page to be rebuilt: come back in a moment (an HTTP handler would send
+// 503 with a Retry-After header).
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the page is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// WarmUp fills the cache with the pages of the given events, one at a time:
+// the warm-up runs before the shop takes traffic and has no reason to crowd
+// the database.
+func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
+	for _, id := range ids {
+		page, err := s.db.Page(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.store(ctx, id, page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Page returns an event's page: from Redis, or else from one rebuild shared
+// by every reader of the page, within the reader's budget.
+func (s *Shop) Page(ctx context.Context, id int) (string, error) {
+	if page, ok, err := s.cached(ctx, id); err != nil || ok {
+		return page, err
+	}
+	budget, cancel := clock.WithTimeout(ctx, s.clock, waitBudget)
+	defer cancel()
+	// The rebuild works for every reader of the page, so it must not end
+	// when the reader who started it leaves.
+	flight := s.flights.DoChan(strconv.Itoa(id), func() (page any, err error) {
+		// DoChan re-panics a panic on a goroutine nobody can recover
+		// (case 5): turn it into the flight's error instead.
+		defer func() {
+			if r := recover(); r != nil {
+				page, err = "", fmt.Errorf("shop: rebuilding event %d panicked: %v", id, r)
+			}
+		}()
+		return s.rebuild(context.WithoutCancel(ctx), id)
+	})
+	select {
+	case r := <-flight:
+		if r.Err != nil {
+			return "", r.Err
+		}
+		return r.Val.(string), nil
+	case <-budget.Done():
+		if err := ctx.Err(); err != nil {
+			return "", err // the reader left; nobody is waiting for an answer
+		}
+		return "", &TryAgain{After: retryAfter}
+	}
+}
+
+// rebuild is a page's one flight: it waits for a database connection, then
+// reads the page and stores it. The wait itself has no bound: the readers
+// have theirs, and a flight whose readers gave up still fills the page for
+// the next ones.
+func (s *Shop) rebuild(ctx context.Context, id int) (string, error) {
+	s.slots <- struct{}{}
+	// Second look: a flight for this page may have landed between our
+	// miss and the start of this one.
+	if page, ok, err := s.cached(ctx, id); err != nil || ok {
+		<-s.slots
+		return page, err
+	}
+	page, err := s.db.Page(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	<-s.slots // the query is done: the connection is free again
+	if err := s.store(ctx, id, page); err != nil {
+		return "", err
+	}
+	return page, nil
+}
+
+// cached reads a page from Redis.
+func (s *Shop) cached(ctx context.Context, id int) (string, bool, error) {
+	page, err := s.rdb.Get(ctx, key(id)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("shop: reading event %d from Redis: %w", id, err)
+	}
+	return page, true, nil
+}
+
+// store writes a page to Redis with a time to live of its own: a fresh
+// draw for every page, in milliseconds (go-redis sends PX for a duration
+// that is not whole seconds), so that no two pages need share an expiry.
+func (s *Shop) store(ctx context.Context, id int, page string) error {
+	ttl := pageTTL + rand.N(ttlJitter)
+	if err := s.rdb.Set(ctx, key(id), page, ttl).Err(); err != nil {
+		return fmt.Errorf("shop: writing event %d to Redis: %w", id, err)
+	}
+	return nil
+}
+
+func key(id int) string { return "event:" + strconv.Itoa(id) }
