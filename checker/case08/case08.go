@@ -56,6 +56,8 @@ var Case = check.Case{
 			Catches: "a flight table whose mutex is held across the Redis SET (table-lock-across-set): one slow write stops every page"},
 		{ID: "hit-ttl", Name: "hits leave a page's time to live alone: pages read 10 s after the warm-up still expire when they would have",
 			Catches: "GETEX or EXPIRE on a hit, to exactly 30 s (getex-sliding-ttl: pages read together expire together again) or to a fresh draw (sliding-jitter: a page read often is never rebuilt)"},
+		{ID: "late-reader", Name: "a reader who joins a rebuild just before its first reader gives up waits a budget of its own",
+			Catches: "one budget timer for the whole flight, started by its first reader (flight-budget): whoever joins late is told to try again at once"},
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"},
 		ExploreInfo,
@@ -96,6 +98,7 @@ func Bind[S Shop](newShop func(*events.DB, *redis.Client, clock.Clock) S) harnes
 		"outage":              Outage,
 		"slow-write":          SlowWrite,
 		"hit-ttl":             HitTTL,
+		"late-reader":         LateReader,
 		"race":                Busy,
 		"explore":             Explore,
 	}

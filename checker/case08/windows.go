@@ -405,3 +405,82 @@ func ttlString(d time.Duration) string {
 	}
 	return secs3(d)
 }
+
+// lateBy is how long before the first reader's budget runs out the late
+// reader of LateReader comes, and how long after it the query lands.
+const lateBy = 100 * time.Millisecond
+
+// LateReader checks that every reader waits a budget of its own, counted
+// from when it came. A first scene learns the shop's budget: one reader
+// of a page whose query is held at the gate, told to try again after B on
+// the shop's clock. In a second, a second reader of that page comes at
+// B - 0.1 s, and the query lands at B + 0.1 s, when the first reader has
+// gone: the second has waited 0.2 s and must get its page. It catches one
+// budget timer for the whole flight, started by its first reader, which
+// turns away whoever joins the flight late.
+func LateReader(h *harness.H, newShop NewShop) check.Verdict {
+	budget, v := learnBudget(h, newShop)
+	if !v.Pass || budget == 0 {
+		return v // no budget to learn: the budget check says why
+	}
+	if budget <= 2*lateBy {
+		return check.Passed(fmt.Sprintf("not staged: a budget of %v leaves no time to come late", budget))
+	}
+	s, err := newScene(h, newShop, true)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	ids := []int{1}
+	first := s.read(ids)
+	if err := s.Elapse(budget - lateBy); err != nil {
+		return stuckVerdict(err)
+	}
+	late := s.read(ids)
+	if err := s.Elapse(2 * lateBy); err != nil {
+		return stuckVerdict(err)
+	}
+	if !first.Done() {
+		return check.Passed(fmt.Sprintf("not staged: the first reader still waited %v after it came", budget+lateBy))
+	}
+	s.gate.Open()
+	if err := s.Drive(late.Done, patience); err != nil {
+		return waitVerdict(err, "the late reader was")
+	}
+	if v := allGot(late.Outcomes(), ids); !v.Pass {
+		return check.Failed(v.Figure, fmt.Sprintf("the shop's budget is %v: a reader of event 1, with its query held, was told "+
+			"to try again after it. A second reader came %v before that, and the query landed %v after it, when the second had "+
+			"waited %v; %s. Each reader waits its own budget, from when it came (a clock.WithTimeout in the reader, around its "+
+			"wait), not what is left of the first reader's", budget, lateBy, lateBy, 2*lateBy, v.Message))
+	}
+	return check.Passed(fmt.Sprintf("a reader who came %v before the first gave up got its page %v later", lateBy, 2*lateBy))
+}
+
+// learnBudget times the shop's budget: one reader of event 1, its query
+// held at the gate, until it returns. It passes with the budget, and
+// passes with zero when the reader never returns (past the longest budget
+// allowed, or waiting for nothing the shop's clock moves) or is not told
+// to try again: the budget check fails those.
+func learnBudget(h *harness.H, newShop NewShop) (time.Duration, check.Verdict) {
+	s, err := newScene(h, newShop, true)
+	if err != nil {
+		return 0, worldVerdict(err)
+	}
+	defer s.Close()
+	r := s.read([]int{1})
+	start := s.clk.Now()
+	err = s.Drive(r.Done, maxBudget)
+	budget := s.clk.Now().Sub(start)
+	var later interface{ RetryAfter() time.Duration }
+	var stuck *harness.Stuck
+	switch {
+	case errors.Is(err, errNoBound) || errors.As(err, &stuck):
+		// Past maxBudget, or waiting on nothing the clock moves: no budget.
+		return 0, check.Passed("not staged: the reader of a held query never gave up (see the budget check)")
+	case err != nil:
+		return 0, stuckVerdict(err)
+	case !errors.As(r.Outcomes()[0].Err, &later):
+		return 0, check.Passed("not staged: the reader of a held query did not get a *TryAgain (see the budget check)")
+	}
+	return budget, check.Passed("")
+}
