@@ -1,6 +1,7 @@
 package case09
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -241,24 +242,38 @@ const mostCommands = 6
 // rebuild goes on: whatever shop-2 took must be as it left it. The
 // takeover is staged while shop-1's query runs, and then before each
 // command shop-1 sends after its query, one scene each, so that a release
-// in two steps (read the token, then delete) is caught between them. It
+// in two steps (read the token, then delete) is caught between them. A
+// last scene stages it once more while shop-1's query runs, with the next
+// stale reader on shop-1 itself: a shop that keeps its refreshes to one
+// per instance in process starts no second rebuild there, and passes; one
+// that takes the lock again must have drawn a token of its own for it. It
 // catches a refresh that releases the lock with a plain DEL, with a token
-// shared by every instance, or with a compare-then-delete in two commands.
+// shared by every instance, with a compare-then-delete in two commands,
+// with one token for every lock of an instance, or with the token the
+// instance last took a lock with.
 func RefreshHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	for k := 0; k <= mostCommands; k++ {
-		v, more := refreshTakeover(h, newShop, k)
-		if !v.Pass || !more {
+		v, more := refreshTakeover(h, newShop, k, 1)
+		if !v.Pass {
 			return v
 		}
+		if !more {
+			break
+		}
 	}
-	return check.Passed(fmt.Sprintf("shop-1's refresh taken over while its query ran and before each of its first %d "+
-		"commands after it", mostCommands))
+	v, _ := refreshTakeover(h, newShop, 0, 0)
+	if !v.Pass {
+		return v
+	}
+	return check.Passed("shop-1's refresh taken over by shop-2 while its query ran and before each command after it, " +
+		"and by shop-1's next stale reader while its query ran")
 }
 
 // refreshTakeover stages one takeover of shop-1's refresh: while its
 // query runs (k = 0), or before the k-th command it sends after its
-// query. It reports false once shop-1 sends fewer commands.
-func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+// query, by a stale reader of the instance taker (0 is shop-1 itself). It
+// reports false once shop-1 sends fewer commands.
+func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict, bool) {
 	ctx := h.Context()
 	sc, err := newScene(h, newShop, 2)
 	if err != nil {
@@ -311,8 +326,8 @@ func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool)
 	if err := sc.until(late); err != nil {
 		return case06.StuckVerdict(err), false
 	}
-	sc.db.Hold() // shop-2's rebuild waits at a gate of its own
-	b := sc.visit(1, 1)
+	sc.db.Hold() // the taker's rebuild waits at a gate of its own
+	b := sc.visit(taker, 1)
 	if err := sc.settled(); err != nil {
 		return case06.StuckVerdict(err), false
 	}
@@ -320,7 +335,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
-	// The keys shop-2 wrote since shop-1 was held (its lock): new ones,
+	// The keys the taker wrote since shop-1 was held (its lock): new ones,
 	// changed ones, and ones that would have expired meanwhile (a lock
 	// taken again with the same value, a token every instance shares).
 	var taken []string
@@ -343,9 +358,17 @@ func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
+	who := fmt.Sprintf("shop-%d", taker+1)
 	figure := "taken over while shop-1's query ran"
 	if k > 0 {
 		figure = fmt.Sprintf("taken over before shop-1's command %d after its query", k)
+	}
+	reader, own := who+"'s reader", ""
+	if taker == 0 {
+		figure = "taken over by shop-1's next stale reader while its query ran"
+		reader, who = "shop-1's next stale reader", "the second rebuild's"
+		own = " (the same instance's: a token drawn for the instance, or kept in it and read back at the release, " +
+			"is the second lock's too)"
 	}
 	for _, key := range taken {
 		if got, ok := now[key]; !ok || got != took[key] {
@@ -354,15 +377,16 @@ func refreshTakeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool)
 				what = "overwrote"
 			}
 			return check.Failed(figure, fmt.Sprintf("shop-1 found the list stale at %s and started its rebuild; %s, past "+
-				"its lock's time to live. At %s shop-2 came, took %s and started its own rebuild. Then shop-1 went on and "+
-				"%s %s, which was shop-2's. A refresh releases the lock as a cold miss does: one atomic compare-and-delete "+
-				"of a random token of its own (a Lua script), never a plain DEL, a GET then a DEL, or a token every "+
-				"instance shares", sc.at(stale), when, sc.at(late), key, what, key)), false
+				"its lock's time to live. At %s %s came, took %s and started its own rebuild. Then shop-1's first rebuild went "+
+				"on and %s %s, which was %s%s. A refresh releases the lock as a cold miss does: one atomic "+
+				"compare-and-delete of a random token drawn for that lock and held by that rebuild alone (a Lua script), "+
+				"never a plain DEL, a GET then a DEL, a token every instance shares, or one token for an instance's "+
+				"locks", sc.at(stale), when, sc.at(late), reader, key, what, key, who, own)), false
 		}
 	}
 	sc.db.Open()
 	if err := sc.Drive(b.Done, case06.Patience); err != nil {
-		return case06.WaitVerdict(err, "shop-2's reader was"), false
+		return case06.WaitVerdict(err, reader+" was"), false
 	}
 	return check.Passed(figure), true
 }
@@ -430,4 +454,94 @@ func SecondLook(h *harness.H, newShop NewShop) check.Verdict {
 			"a look before is already out of date", sc.at(stale), meanwhile, count(again, "read")))
 	}
 	return check.Passed(figure)
+}
+
+// lockLife is the longest a lock may live that the chapter's numbers
+// allow: case 6's 2 s.
+const lockLife = 2 * time.Second
+
+// RefreshLetsGo checks that a refresh lets go of the lock when it lands,
+// though the reader who set it off has left: shop-1's stale reader starts
+// the rebuild, held at the database, and returns, its context ending as a
+// request's does; then the rebuild lands, and the fleet comes to rest.
+// The write path deletes the list, and a reader on shop-2 finds nothing:
+// no rebuild runs and none holds the lock, so its read of the source must
+// begin before the shops' clock has moved a lock's time to live (2 s),
+// and it must get the list. It catches a refresh that releases its lock
+// on the reader's ended context, whose error nobody sees, and one that
+// leaves its lock to expire: the reader loses the lock to a rebuild that
+// has finished and waits for a fill nobody makes.
+func RefreshLetsGo(h *harness.H, newShop NewShop) check.Verdict {
+	ctx := h.Context()
+	sc, err := newScene(h, newShop, 2)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	first := sc.db.Hold()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	a := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if sc.db.Held() == 0 {
+		return check.Passed("no rebuild ran") // bounded says why
+	}
+	if !a.Done() {
+		return check.Passed("shop-1's stale reader stayed for its rebuild") // no-wait says why
+	}
+	first.Open() // the rebuild lands, its reader gone
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	landed := sc.Reads()
+	if err := sc.shops[0].Invalidate(ctx, catalog.Bestsellers); err != nil {
+		return check.Failed("", fmt.Sprintf("Invalidate on shop-1 at %s: %v", sc.at(stale), err))
+	}
+	sc.db.Hold() // the cold reader's read waits at a gate of its own
+	deleted := sc.Now()
+	b := sc.visit(1, 1)
+	err = sc.Drive(func() bool { return sc.db.Held() > 0 || b.Done() }, lockLife)
+	if err != nil && !errors.Is(err, case06.ErrNoBound) {
+		return case06.WaitVerdict(err, "shop-2's reader after the delete was")
+	}
+	waited := sc.Now().Sub(deleted).Round(time.Millisecond)
+	if n, _ := lists(b.Outcomes()); n > 0 && sc.db.Held() == 0 {
+		return check.Passed("shop-2's reader was served with no read after the delete") // delete says why
+	}
+	if sc.db.Held() == 0 || waited >= lockLife {
+		got := fmt.Sprintf("was still waiting %v later, and no read of the source had begun", waited)
+		if b.Done() {
+			got = fmt.Sprintf("answered %q after %v, and no read of the source had begun", fmt.Sprint(firstErr(b.Outcomes())), waited)
+		} else if sc.db.Held() > 0 {
+			got = fmt.Sprintf("began its read of the source only %v later", waited)
+		}
+		return check.Failed(fmt.Sprintf("no read within %v of the delete", lockLife), fmt.Sprintf("at %s shop-1's reader "+
+			"found the list stale, set its rebuild going and left, its context ending as a request's does; the rebuild's "+
+			"query returned (%s in all) and the fleet came to rest. Then the write path deleted the list, and shop-2's reader, "+
+			"who found nothing, %s: no rebuild ran, and the lock was still in Redis, held by nobody. The rebuild lets go "+
+			"of its lock when it ends, on its own context (the detached one it rebuilds on, not the reader's, which has "+
+			"ended: go-redis refuses a command on it), and never leaves it to expire", sc.at(stale),
+			count(landed, "read"), got))
+	}
+	sc.db.Open()
+	if err := sc.Drive(b.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-2's reader after the delete was")
+	}
+	if n, bad := lists(b.Outcomes()); bad != "" || n < 1 {
+		if bad == "" {
+			bad = fmt.Sprintf("it got an error, %v", firstErr(b.Outcomes()))
+		}
+		return check.Failed("", fmt.Sprintf("after the delete at %s, with the source open, shop-2's reader: %s",
+			sc.at(stale), bad))
+	}
+	if waited == 0 {
+		return check.Passed("the read after the delete began at once")
+	}
+	return check.Passed(fmt.Sprintf("the read after the delete began %v after it", waited))
 }

@@ -3,7 +3,8 @@
 // leaves at once with the stale list, its context ends, and the rebuild's
 // query and write end with it.
 //
-// Verdict: fails "detached".
+// Verdict: fails "detached" and "refresh-lets-go" (the lock's release runs
+// on the ended context too, and the lock stays until its time to live).
 package requestctx
 
 import (

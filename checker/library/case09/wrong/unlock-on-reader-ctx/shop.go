@@ -1,0 +1,247 @@
+// Package unlockonreaderctx is a known-wrong answer to case 9, written by
+// a student and held out from the checker's authors: the background
+// rebuild runs on context.WithoutCancel(ctx), so it outlives the reader,
+// but its deferred release of the lock is written with the reader's own
+// ctx. The reader has left when the rebuild lands, go-redis refuses the
+// script on the ended context, the error is swallowed, and the lock stays
+// in Redis until its 2 s time to live. After a delete in those 2 s, a cold
+// reader loses the lock to a holder that has finished, polls for a fill
+// nobody makes, and gets "try again" after its whole budget.
+//
+// Verdict: fails "refresh-lets-go".
+package unlockonreaderctx
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	mathrand "math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	// freshFor is the logical expiry: how long a shelf is served as it is.
+	freshFor = 30 * time.Second
+	// keepFor is the physical expiry, Redis's. The 30 s between the two is
+	// the grace window: a stale shelf can be served while one instance
+	// rebuilds it, and no value older than keepFor is ever served.
+	keepFor = 60 * time.Second
+
+	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	lockTTL = 2 * time.Second
+	// A reader that finds nothing polls for the holder's fill about every
+	// pollEvery, and past waitBudget answers "try again".
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+	retryAfter = time.Second
+)
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db      *catalog.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights singleflight.Group // cold misses: one flight per shelf in this instance
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance tells the time and waits with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// TryAgain is the answer for a visitor who found nothing to serve and
+// waited longer than its budget for another instance's rebuild.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the shelf is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// stored is a shelf as the fleet keeps it in Redis.
+type stored struct {
+	Books []string `json:"books"`
+	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
+	// know it, so it travels with the value.
+	FreshUntil time.Time `json:"fresh_until"`
+}
+
+// Top returns a shelf's books. A stale shelf is served as it is while one
+// rebuild for the fleet runs behind it; only a missing shelf makes the
+// visitor wait. Visitors share the slice they get: callers must not change
+// it.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	v, ok, err := s.shared(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if !s.clock.Now().Before(v.FreshUntil) {
+			s.refresh(ctx, shelf)
+		}
+		return v.Books, nil
+	}
+	// Nothing to serve: case 6's flight, whose visitors wait for one fill.
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
+		return s.fill(context.WithoutCancel(ctx), shelf)
+	})
+	select {
+	case r := <-flight:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]string), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// refresh starts the fleet's one rebuild of a stale shelf, if this reader
+// wins the lock, and returns at once either way: the reader has a value to
+// serve. Taking the lock costs the reader one round trip to Redis, never
+// the rebuild.
+func (s *Shop) refresh(ctx context.Context, shelf string) {
+	// The rebuild must outlive this visitor, whose context ends when it
+	// leaves: it keeps the context's values and drops its end.
+	bg := context.WithoutCancel(ctx)
+	token, won := s.lock(bg, shelf)
+	if !won {
+		return // another reader, here or on another instance, rebuilds
+	}
+	go func() {
+		defer s.unlock(ctx, shelf, token)
+		// A failed or panicking rebuild is not fatal: the stale value keeps
+		// serving until its physical expiry, and the next stale reader
+		// tries again. Nothing about the failure is written to Redis.
+		defer func() { _ = recover() }()
+		_, _ = s.rebuildLocked(bg, shelf)
+	}()
+}
+
+// fill is an instance's one flight for a missing shelf: it rebuilds if it
+// wins the lock, and otherwise waits for the holder's fill.
+func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
+	token, won := s.lock(ctx, shelf)
+	if !won {
+		return s.awaitFill(ctx, shelf)
+	}
+	defer s.unlock(ctx, shelf, token)
+	return s.rebuildLocked(ctx, shelf)
+}
+
+// rebuildLocked reads the source and writes the shelf, under the lock.
+func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
+	// Second look: the holder before us may have written a fresh value and
+	// let go of the lock between our read and our SET NX.
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+		return v.Books, nil
+	}
+	books, err := s.db.Top(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.share(ctx, shelf, books); err != nil {
+		return nil, err
+	}
+	return books, nil
+}
+
+// lock tries the shelf's rebuild lock once, with a token of its own. An
+// error from Redis counts as a lost lock: the caller serves what it has.
+func (s *Shop) lock(ctx context.Context, shelf string) (string, bool) {
+	token := rand.Text()
+	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
+	return token, err == nil && won
+}
+
+// release deletes the lock only if it still holds our token, in one step.
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+func (s *Shop) unlock(ctx context.Context, shelf, token string) {
+	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// awaitFill polls Redis, with jitter, for the holder's fill until
+// waitBudget has passed.
+func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		if err := s.clock.Sleep(ctx, pollEvery/2+mathrand.N(pollEvery)); err != nil {
+			return nil, err
+		}
+		if v, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return v.Books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
+// Invalidate is the write path's half: called after the database has
+// committed a change to the shelf, it deletes the shelf from Redis. A
+// delete, not a new value: a delete carries no data, so it cannot put back
+// an older list than the one committed. And the key goes outright, with
+// its grace window: the window is for a value that aged, never for one
+// known to be wrong.
+func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
+	if err := s.rdb.Del(ctx, shelfKey(shelf)).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s: %w", shelf, err)
+	}
+	return nil
+}
+
+// shared reads the fleet's copy of a shelf from Redis.
+func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
+	var v stored
+	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("shop: reading %s from Redis: %w", shelf, err)
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
+	}
+	return v, true, nil
+}
+
+// share writes a shelf for the whole fleet: fresh for freshFor on the
+// shop's clock, kept by Redis for keepFor.
+func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
+	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	if err != nil {
+		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
+	}
+	if err := s.rdb.Set(ctx, shelfKey(shelf), data, keepFor).Err(); err != nil {
+		return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+	}
+	return nil
+}
+
+func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+func lockKey(shelf string) string { return "lock:shelf:" + shelf }
