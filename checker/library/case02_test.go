@@ -17,11 +17,13 @@ var _ = register(2,
 	entry{dir: "wrong/freshlock", fails: []string{"same-lock", "two-shelves", "once", "explore"}},
 	entry{dir: "wrong/splitcreate", maybe: map[string]string{
 		"explore":     sameInstant,
+		"once":        sameInstant,
 		"same-lock":   sameInstant,
 		"two-shelves": sameInstant,
 	}},
 	entry{dir: "wrong/rwupgrade", maybe: map[string]string{
 		"explore":     sameInstant,
+		"once":        sameInstant,
 		"same-lock":   sameInstant,
 		"two-shelves": sameInstant,
 	}},

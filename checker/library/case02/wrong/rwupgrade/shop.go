@@ -4,7 +4,7 @@
 // visitors can miss under the read lock together, and each stores a lock of
 // its own. Every access holds the mutex, so there is no data race.
 //
-// Verdict: may fail "same-lock" and "two-shelves", depending on whether two
+// Verdict: may fail "same-lock", "two-shelves" and "once", depending on whether two
 // visitors reach the table at the same moment in a run.
 package rwupgrade
 

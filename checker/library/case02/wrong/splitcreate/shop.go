@@ -4,7 +4,7 @@
 // one each, and both query. There is no data race: every access to the map
 // holds the mutex.
 //
-// Verdict: may fail "same-lock" and "two-shelves". The two locks appear
+// Verdict: may fail "same-lock", "two-shelves" and "once". The two locks appear
 // only when two visitors reach the table within the same few hundred
 // nanoseconds, so whether a run sees it depends on the schedule.
 package splitcreate
