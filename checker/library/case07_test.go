@@ -29,9 +29,10 @@ var _ = register(7,
 	entry{dir: "wrong/missgroup", fails: []string{"one-flight", "panic"}}, // its early refresh has no recover
 	entry{dir: "wrong/misslock", fails: []string{"one-flight"}},
 	// The in-flight mark set by the recompute's own goroutine (hole 9).
-	// Not yet caught every run: the window between a reader's decision and
-	// the flag its spawned goroutine sets is open only when the scheduler
-	// runs the next reader first (issue 11, hole 9, still open).
+	// The window between a reader's decision and the flag its spawned
+	// goroutine sets is open only when the scheduler runs the next reader
+	// first, about one burst in two; one-flight plays 20 bursts, so a run
+	// misses it with a chance near 2^-20.
 	entry{dir: "wrong/flaginside", fails: []string{"one-flight"}},
 	entry{dir: "wrong/flagatomic", fails: []string{"one-flight"}},
 	// Draws that do not vary from read to read (hole 10).

@@ -38,6 +38,7 @@ var _ = register(8,
 		"starter-leaves": "a waiter of a page gets it or an empty one, as the schedule has it (the race check's bug)",
 		"slow-write":     "a waiter of a page gets it or an empty one, as the schedule has it: CI saw 1 run of 3 pass",
 		"late-reader":    "a waiter of a page gets it or an empty one, as the schedule has it (failed 20 of 20 with one core busy)",
+		"outage":         "a waiter woken between the flight's close and its error being set gets an empty page and no error: a window of a few instructions",
 	}},
 	// Only the explorer stages these windows (checker/case08/explore.go): a
 	// miss held across the rebuild's landing, a write held on its way, a

@@ -3,7 +3,7 @@
 // fills the cache. A waiter that takes the lock in that gap makes its second
 // look at a cache that is still empty, and queries again.
 //
-// Verdict: may fail "once" and "one-round": the gap is a few instructions
+// Verdict: may fail "once", "one-round" and "two-shelves": the gap is a few instructions
 // long, and whether a waiter gets the lock inside it depends on the
 // schedule.
 package unlockfirst

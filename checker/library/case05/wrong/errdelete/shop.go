@@ -5,7 +5,8 @@
 // once, or a failure while another visitor looks at the table, is a data
 // race on the flights map.
 //
-// Verdict: fails "race" (only while queries fail).
+// Verdict: fails "race" (only while queries fail). Many failures at once
+// may also crash it with concurrent map writes.
 package errdelete
 
 import (

@@ -2,7 +2,8 @@
 // memory is read without its lock, as a language with a global interpreter
 // lock would allow. In Go that is a data race with the write after a fill.
 //
-// Verdict: fails "race".
+// Verdict: fails "race". A read at the instant of the write may also crash
+// it (concurrent map read and map write).
 package racylocal
 
 import (
