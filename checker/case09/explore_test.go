@@ -35,6 +35,16 @@ func mk[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 // TestExploreRight plays -scenes scenes (run it with -scenes 1000 for the
 // proof) on the solution and every known-right entry: none may fail. (Not
 // in parallel: settling waits for the whole process.)
+//
+// right/refresher keeps a goroutine per shelf asleep on the scene's clock
+// until the shelf's logical expiry, a design and not a leak; but nobody
+// moves a clock again once its scene ends, so one process keeps every
+// scene's, and each look at the process takes longer than the last (1,000
+// scenes ran 9 minutes before they were stopped, against 6 s for 40).
+// Prove it in runs of 100 scenes, each a process of its own, as the
+// grader plays each run of the check: -run
+// 'TestExploreRight/checker/library/case09/right/refresher$' -scenes 100
+// -seed 1, 101, ..., 9901.
 func TestExploreRight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds hundreds of fleets")
