@@ -12,14 +12,18 @@ import (
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
 
+	r1cow "stampede/checker/library/case01/right/cow"
 	r1donechan "stampede/checker/library/case01/right/donechan"
+	r1owner "stampede/checker/library/case01/right/owner"
 	r1perkey "stampede/checker/library/case01/right/perkey"
 	r1singleflight "stampede/checker/library/case01/right/singleflight"
 	r1syncmap "stampede/checker/library/case01/right/syncmap"
 	r2donechan "stampede/checker/library/case02/right/donechan"
 	r2perkey "stampede/checker/library/case02/right/perkey"
+	r2refcount "stampede/checker/library/case02/right/refcount"
 	r2singleflight "stampede/checker/library/case02/right/singleflight"
 	r2syncmap "stampede/checker/library/case02/right/syncmap"
+	r3cond "stampede/checker/library/case03/right/cond"
 	r3donechan "stampede/checker/library/case03/right/donechan"
 	r3perkey "stampede/checker/library/case03/right/perkey"
 	r3singleflight "stampede/checker/library/case03/right/singleflight"
@@ -29,7 +33,9 @@ import (
 	r4singleflight "stampede/checker/library/case04/right/singleflight"
 	r4snapshot "stampede/checker/library/case04/right/snapshot"
 	r4syncmap "stampede/checker/library/case04/right/syncmap"
+	r5dochan "stampede/checker/library/case05/right/dochan"
 	r5donechan "stampede/checker/library/case05/right/donechan"
+	r5owner "stampede/checker/library/case05/right/owner"
 	r5perkey "stampede/checker/library/case05/right/perkey"
 	r5singleflight "stampede/checker/library/case05/right/singleflight"
 	r5syncmap "stampede/checker/library/case05/right/syncmap"
@@ -56,16 +62,20 @@ var rightAnswers = []rightAnswer{
 	{1, "checker/library/case01/right/singleflight", explore.Case1, func(db *catalog.DB) shelves.Shop { return r1singleflight.New(db) }},
 	{1, "checker/library/case01/right/donechan", explore.Case1, func(db *catalog.DB) shelves.Shop { return r1donechan.New(db) }},
 	{1, "checker/library/case01/right/syncmap", explore.Case1, func(db *catalog.DB) shelves.Shop { return r1syncmap.New(db) }},
+	{1, "checker/library/case01/right/cow", explore.Case1, func(db *catalog.DB) shelves.Shop { return r1cow.New(db) }},
+	{1, "checker/library/case01/right/owner", explore.Case1, func(db *catalog.DB) shelves.Shop { return r1owner.New(db) }},
 	{2, "solutions/case02", explore.Case2, func(db *catalog.DB) shelves.Shop { return sol2.New(db) }},
 	{2, "checker/library/case02/right/perkey", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2perkey.New(db) }},
 	{2, "checker/library/case02/right/singleflight", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2singleflight.New(db) }},
 	{2, "checker/library/case02/right/donechan", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2donechan.New(db) }},
 	{2, "checker/library/case02/right/syncmap", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2syncmap.New(db) }},
+	{2, "checker/library/case02/right/refcount", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2refcount.New(db) }},
 	{3, "solutions/case03", explore.Case3, func(db *catalog.DB) shelves.Shop { return sol3.New(db) }},
 	{3, "checker/library/case03/right/perkey", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3perkey.New(db) }},
 	{3, "checker/library/case03/right/singleflight", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3singleflight.New(db) }},
 	{3, "checker/library/case03/right/donechan", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3donechan.New(db) }},
 	{3, "checker/library/case03/right/syncmap", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3syncmap.New(db) }},
+	{3, "checker/library/case03/right/cond", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3cond.New(db) }},
 	{4, "solutions/case04", explore.Case4, func(db *catalog.DB) shelves.Shop { return sol4.New(db) }},
 	{4, "checker/library/case04/right/perkey", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4perkey.New(db) }},
 	{4, "checker/library/case04/right/singleflight", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4singleflight.New(db) }},
@@ -77,6 +87,8 @@ var rightAnswers = []rightAnswer{
 	{5, "checker/library/case05/right/singleflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5singleflight.New(db) }},
 	{5, "checker/library/case05/right/donechan", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5donechan.New(db) }},
 	{5, "checker/library/case05/right/syncmap", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5syncmap.New(db) }},
+	{5, "checker/library/case05/right/dochan", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochan.New(db) }},
+	{5, "checker/library/case05/right/owner", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5owner.New(db) }},
 }
 
 var (
