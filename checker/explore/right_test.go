@@ -1,10 +1,12 @@
 package explore_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +62,18 @@ type rightAnswer struct {
 	newShop shelves.New
 }
 
+// parksForLife names the answers whose shop starts a goroutine that owns
+// its state and stays parked for the shop's life: a design, not a leak.
+// The test's process keeps every scene's, and each look at the process
+// must walk them all, so they play after every other answer. (Played
+// second, case 1's owner left 1,000 goroutines behind that slowed the 30
+// answers after it from about 2 minutes to past the test's 30-minute
+// timeout.)
+var parksForLife = map[string]bool{
+	"checker/library/case01/right/owner": true,
+	"checker/library/case05/right/owner": true,
+}
+
 // rightAnswers are every reference solution and known-right library
 // entry of cases 1 to 5.
 var rightAnswers = []rightAnswer{
@@ -110,7 +124,11 @@ func TestRightAnswersKeepEveryInvariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays thousands of scenes")
 	}
-	for _, r := range rightAnswers {
+	order := slices.Clone(rightAnswers)
+	slices.SortStableFunc(order, func(a, b rightAnswer) int {
+		return cmp.Compare(b2i(parksForLife[a.pkg]), b2i(parksForLife[b.pkg]))
+	})
+	for _, r := range order {
 		t.Run(r.pkg, func(t *testing.T) {
 			h := harness.New(context.Background(), check.Module+"/"+r.pkg, harness.DefaultBound)
 			began := time.Now()
@@ -141,4 +159,11 @@ func TestEveryRightAnswerIsProved(t *testing.T) {
 	for n := 1; n <= 5; n++ {
 		assert.True(t, listed[fmt.Sprintf("solutions/case%02d", n)], "solutions/case%02d is not listed", n)
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
