@@ -31,7 +31,10 @@ import (
 //  1. every visitor gets the source's list for its shelf, or a "try again"
 //     error (one with a RetryAfter method): nothing else, no panic;
 //  2. per shelf, at most one source read per expiry across the fleet: one,
-//     plus one for each takeover the scene staged on that shelf;
+//     plus one for each takeover the scene staged on that shelf (and one
+//     more when a read of a shelf nobody was reading begins at the very
+//     instant of the takeover: its holder may have taken the lock then,
+//     and lost it to the takeover before it read);
 //  3. a lock is released only by its holder: the lock keys a holder held
 //     when its read began hold the same values when its read ends, unless
 //     the scene expired them in between;
@@ -201,6 +204,12 @@ type fworld struct {
 	staged map[string]int // shelf -> takeovers staged
 	// stagedAt are the moments of the takeovers, on the shops' clock.
 	stagedAt []time.Duration
+	// idle holds the shelves nobody was reading when a takeover was
+	// staged, with its moment: a holder that took such a shelf's lock at
+	// that very instant and had not yet begun its read lost the lock to
+	// the takeover before it read, so one more instance may take it and
+	// read as well (which of the two comes first is the scheduler's).
+	idle map[string]time.Duration
 	lines    []string
 	bad      string
 }
@@ -242,8 +251,15 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 			k++
 		}
 	}
-	allowed := 1 + w.staged[shelf]
 	rd := &fread{shelf: shelf, k: k, start: w.f.clock.Now().Sub(nine)}
+	if at, ok := w.idle[shelf]; ok && at == rd.start {
+		// A read that begins at the instant of the takeover, of a shelf
+		// nobody was reading then: its holder may have taken the lock at
+		// that instant, just before the takeover removed it.
+		w.staged[shelf]++
+		delete(w.idle, shelf)
+	}
+	allowed := 1 + w.staged[shelf]
 	w.reads = append(w.reads, rd)
 	takeover := w.sc.Takeover && shelf == catalog.Bestsellers && k == 0
 	// The reads' times are taken under the lock: another read may be
@@ -264,10 +280,14 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 		// and every holder at work has lost its lock. Counted before the
 		// keys go, so that a read the expiry lets in finds it counted.
 		w.mu.Lock()
+		at := w.f.clock.Now().Sub(nine)
 		for s := range w.sc.Costs {
 			w.staged[s]++
+			if !slices.ContainsFunc(w.reads, func(o *fread) bool { return o.shelf == s && o.end == 0 }) {
+				w.idle[s] = at
+			}
 		}
-		w.stagedAt = append(w.stagedAt, w.f.clock.Now().Sub(nine))
+		w.stagedAt = append(w.stagedAt, at)
 		for _, o := range w.reads {
 			if o.end == 0 {
 				o.expired = true
@@ -354,7 +374,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		return fresult{err: err}
 	}
 	f := start(h, wd, holdNone(), newShop)
-	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}}
+	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}, idle: map[string]time.Duration{}}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(w.hook))
 	for range sc.Shops {
 		t := &tap{}
