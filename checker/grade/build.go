@@ -16,12 +16,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"stampede/checker/check"
@@ -66,8 +68,28 @@ type Worker struct {
 	NoRace string
 
 	root string // the module root
-	tmp  string // holds the binary and the verdict files
-	bin  string
+	prog *program
+	// impl names the target to the program when several are linked in
+	// (BuildShared), and is empty when the program holds only this one.
+	impl string
+}
+
+// program is a built worker binary and the folder that holds it, which
+// goes once every Worker that shares it is closed.
+type program struct {
+	tmp   string // holds the binary and its build's files
+	bin   string
+	mu    sync.Mutex
+	users int
+}
+
+func (p *program) release() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.users--; p.users > 0 {
+		return nil
+	}
+	return os.RemoveAll(p.tmp)
 }
 
 // BuildError is a target that does not compile, or that the lab refuses
@@ -126,37 +148,106 @@ func Build(ctx context.Context, root string, target Target, race bool) (*Worker,
 // buildWorker is Build; trustImports skips the import check, for the tests that
 // prove the grader's second line of defence.
 func buildWorker(ctx context.Context, root string, target Target, race, trustImports bool) (*Worker, error) {
+	if err := admit(root, target, trustImports); err != nil {
+		return nil, err
+	}
+	ws, err := link(ctx, root, []Target{target}, race)
+	if err != nil {
+		return nil, err
+	}
+	return ws[0], nil
+}
+
+// BuildShared builds one worker program for several targets of one case,
+// each graded by its Worker exactly as Build's would grade it: each check
+// runs in a child of its own that calls only that target's code. It saves
+// a link per target, which is most of what building a worker costs once
+// the checker is compiled; the library grades each case's entries this
+// way. Targets kept outside the lab (Target.Src) cannot share a program.
+// When one target is refused or does not compile, no program is built,
+// and the error is that target's, as Build would give it.
+func BuildShared(ctx context.Context, root string, targets []Target, race bool) ([]*Worker, error) {
+	if len(targets) == 0 {
+		return nil, errors.New("grade: no targets to build")
+	}
+	for _, t := range targets {
+		if t.Case.Number != targets[0].Case.Number {
+			return nil, fmt.Errorf("grade: %s and %s are of different cases", targets[0].Dir(), t.Dir())
+		}
+		if t.Src != "" {
+			return nil, fmt.Errorf("grade: %s is kept outside the lab and cannot share a worker", t.Dir())
+		}
+		if err := admit(root, t, false); err != nil {
+			return nil, err
+		}
+	}
+	ws, err := link(ctx, root, targets, race)
+	var be *BuildError
+	var se *SetupError
+	if (errors.As(err, &be) || errors.As(err, &se)) && len(targets) > 1 && ctx.Err() == nil {
+		// The compiler's lines are read in the first target's terms: build
+		// each alone to name the one at fault, in its own words.
+		for _, t := range targets {
+			w, err := Build(ctx, root, t, race)
+			if err != nil {
+				return nil, err
+			}
+			w.Close()
+		}
+	}
+	return ws, err
+}
+
+// admit refuses a target with no Go files, or that uses what a case may
+// not (see allow.go), before anything is built.
+func admit(root string, target Target, trustImports bool) error {
 	src := target.srcDir(root)
 	if !hasGoFiles(src) {
-		return nil, &BuildError{Target: target, Missing: true, Lines: []string{fmt.Sprintf(
+		return &BuildError{Target: target, Missing: true, Lines: []string{fmt.Sprintf(
 			"%s has no Go files. To start the case again: go run ./shop reset %d", target.Dir(), target.Case.Number)}}
 	}
-	if !trustImports {
-		refused, err := scan(src, target.Dir(), target.Case.Number)
-		if err != nil {
-			return nil, fmt.Errorf("grade: reading %s: %w", target.Dir(), err)
-		}
-		if len(refused) > 0 {
-			e := &BuildError{Target: target, Refused: true}
-			for _, r := range refused {
-				e.Lines = append(e.Lines, r.String())
-			}
-			return nil, e
-		}
+	if trustImports {
+		return nil
 	}
+	refused, err := scan(src, target.Dir(), target.Case.Number)
+	if err != nil {
+		return fmt.Errorf("grade: reading %s: %w", target.Dir(), err)
+	}
+	if len(refused) > 0 {
+		e := &BuildError{Target: target, Refused: true}
+		for _, r := range refused {
+			e.Lines = append(e.Lines, r.String())
+		}
+		return e
+	}
+	return nil
+}
+
+// link builds one worker program with every target linked in, and returns
+// a Worker for each, in order.
+func link(ctx context.Context, root string, targets []Target, race bool) ([]*Worker, error) {
 	tmp, err := os.MkdirTemp("", "stampede-worker-")
 	if err != nil {
 		return nil, fmt.Errorf("grade: %w", err)
 	}
-	w := &Worker{Target: target, root: root, tmp: tmp, bin: filepath.Join(tmp, "worker"+exe())}
+	prog := &program{tmp: tmp, bin: filepath.Join(tmp, "worker"+exe()), users: 1}
+	first := &Worker{Target: targets[0], root: root, prog: prog}
 	if race {
-		w.NoRace = raceUnavailable(ctx)
+		first.NoRace = raceUnavailable(ctx)
 	}
-	if err := w.build(ctx, race && w.NoRace == ""); err != nil {
-		w.Close()
+	if err := first.build(ctx, targets, race && first.NoRace == ""); err != nil {
+		prog.release()
 		return nil, err
 	}
-	return w, nil
+	ws := []*Worker{first}
+	if len(targets) > 1 {
+		first.impl = targets[0].Pkg
+		prog.users = len(targets)
+		for _, t := range targets[1:] {
+			ws = append(ws, &Worker{Target: t, NoRace: first.NoRace, root: root, prog: prog, impl: t.Pkg})
+		}
+	}
+	return ws, nil
 }
 
 func exe() string {
@@ -166,30 +257,16 @@ func exe() string {
 	return ""
 }
 
-// Close ends whatever the worker's children left running and removes the
-// worker's files.
-func (w *Worker) Close() error { return os.RemoveAll(w.tmp) }
+// Close removes the worker's files, once every Worker that shares its
+// program is closed. (Its children's process groups end with each child.)
+func (w *Worker) Close() error { return w.prog.release() }
 
 // bindFile is the generated file that links the implementation in.
 const bindFile = "zz_bind.go"
 
-func (w *Worker) build(ctx context.Context, race bool) error {
-	bind := filepath.Join(w.tmp, bindFile)
-	src := fmt.Sprintf(`// Code generated by the stampede lab's command; DO NOT EDIT.
-
-package main
-
-import (
-	suite %q
-	impl %q
-)
-
-func init() {
-	bound = suite.Bind(impl.New)
-	pkg = %q
-}
-`, check.Module+"/checker/"+w.Target.Case.Dir(), w.Target.Pkg, w.Target.Pkg)
-	if err := os.WriteFile(bind, []byte(src), 0o644); err != nil {
+func (w *Worker) build(ctx context.Context, targets []Target, race bool) error {
+	bind := filepath.Join(w.prog.tmp, bindFile)
+	if err := os.WriteFile(bind, bindSource(targets), 0o644); err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
 	replace := map[string]string{filepath.Join(w.root, "checker", "worker", bindFile): bind}
@@ -200,7 +277,7 @@ func init() {
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
-	overlayPath := filepath.Join(w.tmp, "overlay.json")
+	overlayPath := filepath.Join(w.prog.tmp, "overlay.json")
 	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
@@ -216,6 +293,30 @@ func init() {
 		return fmt.Errorf("grade: running go build: %w", err)
 	}
 	return w.buildError(out)
+}
+
+// bindSource is the generated file that links targets in, all of one case.
+func bindSource(targets []Target) []byte {
+	var imports, binds strings.Builder
+	fmt.Fprintf(&imports, "\tsuite %q\n", check.Module+"/checker/"+targets[0].Case.Dir())
+	for i, t := range targets {
+		fmt.Fprintf(&imports, "\timpl%d %q\n", i, t.Pkg)
+		fmt.Fprintf(&binds, "\t\t%q: suite.Bind(impl%d.New),\n", t.Pkg, i)
+	}
+	return fmt.Appendf(nil, `// Code generated by the stampede lab's command; DO NOT EDIT.
+
+package main
+
+import (
+	"stampede/checker/harness"
+
+%s)
+
+func init() {
+	impls = map[string]harness.Bound{
+%s	}
+}
+`, imports.String(), binds.String())
 }
 
 // overlaySrc lays the files of a target kept outside the lab (Target.Src)
@@ -248,7 +349,7 @@ func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte
 	// -w leaves out the debugger's tables (DWARF): a fifth less time to
 	// link, paid on every grade. Stack traces, panics and the race
 	// detector's reports read the runtime's own table, which stays.
-	args := []string{"build", "-trimpath", "-ldflags=-w", "-overlay=" + overlay, "-o", w.bin}
+	args := []string{"build", "-trimpath", "-ldflags=-w", "-overlay=" + overlay, "-o", w.prog.bin}
 	if race {
 		args = append(args, "-race")
 	}
@@ -257,7 +358,7 @@ func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte
 	// The compiler's scratch files go in the worker's folder, so that a
 	// build stopped half way (Ctrl-C, a cancelled CI job) leaves nothing
 	// behind once the folder is removed.
-	cmd.Env = append(os.Environ(), "GOTMPDIR="+w.tmp)
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+w.prog.tmp)
 	cmd.Cancel = func() error { return interrupt(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd.CombinedOutput()

@@ -81,7 +81,15 @@ func Grade(ctx context.Context, target Target, opts Options) (Report, error) {
 		return rep, err
 	}
 	defer w.Close()
-	rep.NoRace = w.NoRace
+	return w.Grade(ctx, opts)
+}
+
+// Grade runs each check of the worker's target in a child process of its
+// own, opts.Repeat times, as Grade does once it has built the worker.
+// opts.NoRace only says so in the report: whether the race detector is
+// linked in was decided when the worker was built.
+func (w *Worker) Grade(ctx context.Context, opts Options) (Report, error) {
+	rep := Report{Target: w.Target, NoRace: w.NoRace}
 	if opts.NoRace {
 		rep.NoRace = "the race detector was turned off"
 	}

@@ -359,3 +359,51 @@ func TestApartComparesTwoProcesses(t *testing.T) {
 
 	assert.True(t, apart(a, [2]Run{drew(), drew()}).Verdict.Pass, "values the server made are not the processes' to compare")
 }
+
+// TestSharedWorkerGradesEachTargetAsItsOwn links two implementations of
+// case 1 into one program: each gets the verdicts it gets alone, its
+// crash is its own and names its own file, and a target the lab refuses
+// keeps the whole program from being built, in that target's words.
+func TestSharedWorkerGradesEachTargetAsItsOwn(t *testing.T) {
+	t.Parallel()
+	c, _ := checker.Find(1)
+	ctx := context.Background()
+	ws, err := BuildShared(ctx, root(t), []Target{Solution(c), fixture("panics")}, true)
+	require.NoError(t, err)
+	require.Len(t, ws, 2)
+	defer func() {
+		for _, w := range ws {
+			w.Close()
+		}
+	}()
+	sol, err := ws[0].Grade(ctx, Options{Root: root(t)})
+	require.NoError(t, err)
+	assert.True(t, sol.Passed(), "the solution, linked beside another target: %+v", sol.Results)
+	bad, err := ws[1].Grade(ctx, Options{Root: root(t)})
+	require.NoError(t, err)
+	for _, r := range bad.Results {
+		if r.ID == "race" || r.ID == "explore" {
+			continue
+		}
+		assert.Equal(t, check.Fail, r.Status, "check %s", r.ID)
+		assert.Contains(t, r.Message, "at checker/grade/testdata/case01/panics/shop.go:15", "check %s", r.ID)
+	}
+
+	// The program goes with the last of its workers.
+	dir := ws[0].prog.tmp
+	require.NoError(t, ws[0].Close())
+	assert.DirExists(t, dir)
+	require.NoError(t, ws[1].Close())
+	assert.NoDirExists(t, dir)
+	ws = nil
+
+	_, err = BuildShared(ctx, root(t), []Target{Solution(c), fixture("sniffstack")}, true)
+	var be *BuildError
+	require.ErrorAs(t, err, &be)
+	assert.True(t, be.Refused)
+	assert.Equal(t, fixture("sniffstack").Pkg, be.Target.Pkg)
+
+	_, err = BuildShared(ctx, root(t), []Target{Solution(c), fixture("broken")}, true)
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, fixture("broken").Pkg, be.Target.Pkg, "the target that does not compile is named")
+}

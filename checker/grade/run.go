@@ -140,6 +140,9 @@ func (w *Worker) Check(ctx context.Context, id string, opts Options) Run {
 	var stderr headTail
 	verdict := &keyedLine{key: key + " "}
 	args := []string{"check", "-id", id, "-bound", lim.Hang.String()}
+	if w.impl != "" {
+		args = append(args, "-impl", w.impl)
+	}
 	if opts.Seed != 0 {
 		args = append(args, "-seed", strconv.FormatUint(opts.Seed, 10))
 	}
@@ -180,7 +183,7 @@ func (w *Worker) Check(ctx context.Context, id string, opts Options) Run {
 // command prepares a child: the worker binary in a process group of its
 // own, so that whatever it starts is stopped with it.
 func (w *Worker) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd := exec.CommandContext(ctx, w.prog.bin, args...)
 	cmd.Dir = w.root
 	setGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }

@@ -6,7 +6,11 @@
 // report. Built without that file it has nothing to run.
 //
 //	worker run [flags of the case's story]
-//	worker check -id ID [-bound D] [-seed S]
+//	worker check [-impl PKG] -id ID [-bound D] [-seed S]
+//
+// A worker may be built with several implementations of one case linked in
+// (the library grades all of a case's entries with one program); -impl then
+// names the one a check runs, and only that one's code is called.
 //
 // A check's verdict goes to standard output as one line that starts with
 // the key the grader put in STAMPEDE_VERDICT_KEY. The worker takes the key
@@ -29,12 +33,9 @@ import (
 	"stampede/checker/harness"
 )
 
-// bound is set by the generated file: the case bound to the implementation,
-// and the implementation's import path.
-var (
-	bound harness.Bound
-	pkg   string
-)
+// impls is set by the generated file: the case bound to each
+// implementation linked in, by the implementation's import path.
+var impls map[string]harness.Bound
 
 func main() {
 	key := os.Getenv(verdictKey)
@@ -88,22 +89,31 @@ func (s *sink) write(v check.Verdict) error {
 }
 
 func run(args []string, out *sink) error {
-	if bound.Checks == nil {
+	if len(impls) == 0 {
 		return errors.New("built without an implementation; the lab's command builds it for you")
 	}
 	if len(args) == 0 {
-		return errors.New("usage: worker run [flags] | worker check -id ID [-bound D] [-seed S]")
+		return errors.New("usage: worker run [flags] | worker check [-impl PKG] -id ID [-bound D] [-seed S]")
 	}
 	ctx := context.Background()
 	switch args[0] {
 	case "run":
-		return story(ctx, args[1:])
+		pkg, bound, err := pick("")
+		if err != nil {
+			return err
+		}
+		return story(ctx, pkg, bound, args[1:])
 	case "check":
 		fs := flag.NewFlagSet("check", flag.ContinueOnError)
+		impl := fs.String("impl", "", "the implementation to check, when more than one is linked in")
 		id := fs.String("id", "", "the check to run")
 		hang := fs.Duration("bound", harness.DefaultBound, "how long code may run without settling")
 		seed := fs.Uint64("seed", 0, "the seed of the check's random scenes (0: the check picks one)")
 		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		pkg, bound, err := pick(*impl)
+		if err != nil {
 			return err
 		}
 		fn, ok := bound.Checks[*id]
@@ -115,6 +125,24 @@ func run(args []string, out *sink) error {
 		return out.write(fn(h))
 	}
 	return fmt.Errorf("unknown mode %q", args[0])
+}
+
+// pick returns the implementation named impl, or the only one linked in
+// when impl is empty.
+func pick(impl string) (string, harness.Bound, error) {
+	if impl == "" {
+		if len(impls) != 1 {
+			return "", harness.Bound{}, fmt.Errorf("%d implementations are linked in: name one with -impl", len(impls))
+		}
+		for pkg, b := range impls {
+			return pkg, b, nil
+		}
+	}
+	b, ok := impls[impl]
+	if !ok {
+		return "", harness.Bound{}, fmt.Errorf("no implementation %q is linked in", impl)
+	}
+	return impl, b, nil
 }
 
 // A story that is still running once it has used storyCPU of CPU time, or
@@ -130,7 +158,7 @@ const (
 
 // story plays the case's story while a watchdog looks for student code
 // that deadlocks or never stops, and turns flag mistakes into one line.
-func story(ctx context.Context, args []string) error {
+func story(ctx context.Context, pkg string, bound harness.Bound, args []string) error {
 	h := harness.New(ctx, pkg, harness.DefaultBound)
 	done := make(chan struct{})
 	var err error
