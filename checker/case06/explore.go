@@ -209,9 +209,9 @@ type fworld struct {
 	// that very instant and had not yet begun its read lost the lock to
 	// the takeover before it read, so one more instance may take it and
 	// read as well (which of the two comes first is the scheduler's).
-	idle map[string]time.Duration
-	lines    []string
-	bad      string
+	idle  map[string]time.Duration
+	lines []string
+	bad   string
 }
 
 func (w *fworld) logf(format string, args ...any) {
