@@ -126,11 +126,12 @@ func (s *scene) rest() error {
 	seen := s.tap.answered.Load()
 	// A snapshot stops the world to take every goroutine's stack: take one
 	// only when the scheduler's counts let the process be at rest.
-	var looked time.Time
+	var look harness.Lookout
 	for {
-		if s.tap.pending.Load() == 0 && !harness.Busy(looked) {
-			looked = time.Now()
-			if s.h.Parked() {
+		if s.tap.pending.Load() == 0 && look.Due() {
+			rest := s.h.Parked()
+			look.Looked(rest)
+			if rest {
 				return nil
 			}
 		}

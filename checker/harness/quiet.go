@@ -17,7 +17,7 @@ import (
 // Quiet waits, as Settled does, until ready returns true and every
 // goroutine but the caller's is parked. It decides on the same snapshots of
 // all goroutines, but it looks again as soon as the scheduler's counts say
-// the process may be at rest (see Busy), instead of once a millisecond, and
+// the process may be at rest (see Lookout), instead of once a millisecond, and
 // one snapshot in which every goroutine is parked is enough: runtime.Stack
 // stops the world to take it, so the picture is consistent, and a parked
 // goroutine only moves again when another goroutine or a timer wakes it.
@@ -35,11 +35,12 @@ func (h *H) Quiet(ready func() bool) error {
 	deadline := time.Now().Add(h.bound)
 	buf := snapshots.Get().(*[]byte)
 	defer snapshots.Put(buf)
-	var last time.Time // when the last snapshot was taken
+	var look Lookout
 	for try := 0; ; try++ {
-		if ready() && !Busy(last) {
-			last = time.Now()
-			if allParked(buf) {
+		if ready() && look.Due() {
+			rest := allParked(buf)
+			look.Looked(rest)
+			if rest {
 				return nil
 			}
 		}
@@ -53,29 +54,61 @@ func (h *H) Quiet(ready func() bool) error {
 	}
 }
 
-// Busy reports whether a snapshot now would be wasted: the last one, taken
-// at last, is less than snapshotEvery old, and the scheduler's counts say
-// that another goroutine is running, ready to run, or in a system call
-// (or the runtime has no counts, before Go 1.26). A driver polling for
-// rest asks it before each snapshot (Parked). A snapshot stops the world
-// and reads every goroutine's stack: taken back to back while the shop
-// works, they took most of the processor from it (case 10's explorer
-// spent four fifths of its time in them). The counts only spare
-// snapshots, never replace one: at least one is taken every
-// snapshotEvery, and it decides.
-func Busy(last time.Time) bool {
-	if time.Since(last) >= snapshotEvery {
-		return false
-	}
-	idle, known := schedulerIdle()
-	return !known || !idle
+// Lookout tells a driver polling for rest when a snapshot is worth taking.
+// A snapshot stops the world and reads every goroutine's stack: taken
+// while the shop works, they took most of the processor from it (case
+// 10's explorer spent four fifths of its time in them). So a snapshot is
+// due at once when the scheduler's counts say that no other goroutine is
+// running, ready to run, or in a system call (Go 1.26 and later), and
+// otherwise only after an interval: the counts can say "busy" of a process
+// at rest (a processor still looking for work, a goroutine of the
+// runtime's own in a system call), so they only spare snapshots, never
+// replace one, and the snapshot decides. The interval is a millisecond,
+// doubled after each look that found the process at work while the counts
+// said so, up to maxSnapshotEvery: in case 10's explorer nine in ten such
+// looks found it still at work, and each one slowed it. Where the runtime
+// has no counts, a snapshot is due every millisecond.
+//
+// The zero Lookout is ready for a new wait.
+type Lookout struct {
+	last  time.Time     // when the last snapshot was taken
+	every time.Duration // the interval while the counts say busy; 0 for snapshotEvery
 }
 
-// snapshotEvery is the longest Quiet goes without a snapshot while the
-// scheduler's counts say the process is at work: they can say so of a
-// process at rest (a processor still looking for work, a goroutine of the
-// runtime's own in a system call).
-const snapshotEvery = time.Millisecond
+// Due reports whether a snapshot should be taken now.
+func (l *Lookout) Due() bool {
+	idle, known := schedulerIdle()
+	if known && idle {
+		return true
+	}
+	every := l.every
+	if every == 0 || !known {
+		every = snapshotEvery
+	}
+	return time.Since(l.last) >= every
+}
+
+// Looked records a snapshot taken now, and whether it found the process at
+// rest.
+func (l *Lookout) Looked(rest bool) {
+	l.last = time.Now()
+	switch {
+	case rest:
+		l.every = 0
+	case l.every == 0:
+		l.every = 2 * snapshotEvery
+	default:
+		l.every = min(2*l.every, maxSnapshotEvery)
+	}
+}
+
+// snapshotEvery is the first interval at which a Lookout looks while the
+// scheduler's counts say the process is at work, and maxSnapshotEvery the
+// longest (see Lookout).
+const (
+	snapshotEvery    = time.Millisecond
+	maxSnapshotEvery = 16 * time.Millisecond
+)
 
 // pause lets other goroutines run between looks: a yield at first, and a
 // sleep only when the process takes long to come to rest. (A short sleep
