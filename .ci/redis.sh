@@ -82,14 +82,17 @@ say "$(redis-server --version | cut -d' ' -f1-3) on $url (pid $pid)"
 # The Redis cases: each new case on Redis adds its number here.
 redis_cases=(6 8 9 10)
 failed=()
+# Built as make test builds the tests, so that nothing is compiled again.
+flags=(-race -trimpath)
 
 for n in "${redis_cases[@]}"; do
 	nn=$(printf '%02d' "$n")
 	say "case $n on the real server"
+	case_began=$SECONDS
 	# The reference solution passes every check on the real server...
-	go run ./shop check "$n" --solution --redis "$url"
+	go run ./shop check "$n" --solution --redis "$url" --repeat 1
 	# ...and the shipped case fails exactly the checks the library says it fails.
-	REDIS_URL="$url" go test -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/shipped\$|TestSolutions/case$nn\$"
+	REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/shipped\$|TestSolutions/case$nn\$"
 	left=$(redis-cli -p "$port" dbsize)
 	if [ "$left" != "0" ]; then
 		say "case $n: the solution's and the shipped code's checks left $left keys behind on the server"
@@ -104,7 +107,7 @@ for n in "${redis_cases[@]}"; do
 	# whose verdict differs is graded once more on its own, with the
 	# machine quieter: a difference that comes back fails CI, and one that
 	# does not is printed, so a flaky check cannot hide here either.
-	if ! REDIS_URL="$url" go test -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/" >"$dir/library.log" 2>&1; then
+	if ! REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/" >"$dir/library.log" 2>&1; then
 		say "case $n: on the real server, these library verdicts differed from the embedded server's:"
 		grep -E -- "--- FAIL: TestVerdicts/case$nn/|Messages:" "$dir/library.log" | cut -c1-300 || true
 		mapfile -t differed < <(grep -oE -- "--- FAIL: TestVerdicts/case$nn/[^ ]+" "$dir/library.log" | sed 's/^--- FAIL: //' | sort -u)
@@ -115,7 +118,7 @@ for n in "${redis_cases[@]}"; do
 		for entry in "${differed[@]}"; do
 			redis-cli -p "$port" flushdb >/dev/null
 			exact=$(sed 's#[^/]*#^&$#g' <<<"$entry") # each level of the test's name, anchored
-			if REDIS_URL="$url" go test -count=1 -timeout 30m ./checker/library -run "$exact" >"$dir/again.log" 2>&1; then
+			if REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "$exact" >"$dir/again.log" 2>&1; then
 				say "$entry: the same verdicts as on the embedded server when graded again alone"
 			else
 				say "$entry: differs again when graded alone:"
@@ -125,6 +128,7 @@ for n in "${redis_cases[@]}"; do
 		done
 	fi
 	redis-cli -p "$port" flushdb >/dev/null
+	say "case $n took $((SECONDS - case_began)) s"
 done
 
 if [ "${#failed[@]}" -gt 0 ]; then

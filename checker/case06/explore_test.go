@@ -26,7 +26,7 @@ import (
 )
 
 var (
-	fleetScenes = flag.Int("scenes", 40, "how many explorer scenes each right answer of case 6 must pass in a row")
+	fleetScenes = flag.Int("scenes", 12, "how many explorer scenes each right answer of case 6 must pass in a row (make proof plays 1,000)")
 	fleetSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
 )
 

@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	exploreN    = flag.Int("scenes", 40, "how many explorer scenes each right answer of case 8 must pass in a row")
+	exploreN    = flag.Int("scenes", 12, "how many explorer scenes each right answer of case 8 must pass in a row (make proof plays 1,000)")
 	exploreSeed = flag.Uint64("seed", 1, "the seed of the first scene")
 )
 

@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	exploreN    = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 9 must pass in a row")
+	exploreN    = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 9 must pass in a row (make proof plays 1,000)")
 	exploreSeed = flag.Uint64("seed", 1, "the seed of the first scene")
 )
 

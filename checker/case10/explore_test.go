@@ -44,7 +44,7 @@ import (
 )
 
 var (
-	exploreScenes = flag.Int("scenes", 30, "how many explorer scenes each right answer of case 10 must pass in a row")
+	exploreScenes = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 10 must pass in a row (make proof plays 1,000)")
 	exploreSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
 )
 
