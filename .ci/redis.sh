@@ -85,51 +85,56 @@ failed=()
 # Built as make test builds the tests, so that nothing is compiled again.
 flags=(-race -trimpath)
 
-for n in "${redis_cases[@]}"; do
-	nn=$(printf '%02d' "$n")
-	say "case $n on the real server"
-	case_began=$SECONDS
-	# The reference solution passes every check on the real server...
-	go run ./shop check "$n" --solution --redis "$url" --repeat 1
-	# ...and the shipped case fails exactly the checks the library says it fails.
-	REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/shipped\$|TestSolutions/case$nn\$"
-	left=$(redis-cli -p "$port" dbsize)
-	if [ "$left" != "0" ]; then
-		say "case $n: the solution's and the shipped code's checks left $left keys behind on the server"
-		exit 1
+cases_re=$(printf 'case%02d|' "${redis_cases[@]}")
+cases_re="(${cases_re%|})"
+
+# The command, as a student calls it, grades a reference solution on the
+# real server...
+began=$SECONDS
+go run ./shop check "${redis_cases[0]}" --solution --redis "$url" --repeat 1
+# ...and the library grades every Redis case's solution, which must pass
+# every check, and its shipped code, which fails exactly what the table says.
+REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library \
+	-run "TestVerdicts/$cases_re/shipped\$|TestSolutions/$cases_re\$"
+left=$(redis-cli -p "$port" dbsize)
+if [ "$left" != "0" ]; then
+	say "the solutions' and the shipped code's checks left $left keys behind on the server"
+	exit 1
+fi
+say "the solutions and the shipped code took $((SECONDS - began)) s"
+
+# Every other entry of the library is graded on the real server too: a
+# verdict that differs from the embedded server's fails this script.
+# Redis's clock runs there while the checker works, so the scenes hold
+# every key's time to live still (case 6's world.holdStill); what is
+# left is the machine's load against the checks' safety bounds (a fleet
+# that must settle within 5 s, a child killed after 40 s). An entry
+# whose verdict differs is graded once more on its own, with the
+# machine quieter: a difference that comes back fails CI, and one that
+# does not is printed, so a flaky check cannot hide here either.
+began=$SECONDS
+if ! REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "TestVerdicts/$cases_re/" >"$dir/library.log" 2>&1; then
+	say "on the real server, these library verdicts differed from the embedded server's:"
+	grep -E -- "--- FAIL: TestVerdicts/|Messages:" "$dir/library.log" | cut -c1-300 || true
+	mapfile -t differed < <(grep -oE -- "--- FAIL: TestVerdicts/case[0-9]+/[^ ]+" "$dir/library.log" | sed 's/^--- FAIL: //' | sort -u)
+	if [ "${#differed[@]}" -eq 0 ]; then # it failed before grading any entry
+		tail -20 "$dir/library.log"
+		failed+=("the library")
 	fi
-	# Every other entry of the library is graded on the real server too: a
-	# verdict that differs from the embedded server's fails this script.
-	# Redis's clock runs there while the checker works, so the scenes hold
-	# every key's time to live still (case 6's world.holdStill); what is
-	# left is the machine's load against the checks' safety bounds (a fleet
-	# that must settle within 5 s, a child killed after 40 s). An entry
-	# whose verdict differs is graded once more on its own, with the
-	# machine quieter: a difference that comes back fails CI, and one that
-	# does not is printed, so a flaky check cannot hide here either.
-	if ! REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "TestVerdicts/case$nn/" >"$dir/library.log" 2>&1; then
-		say "case $n: on the real server, these library verdicts differed from the embedded server's:"
-		grep -E -- "--- FAIL: TestVerdicts/case$nn/|Messages:" "$dir/library.log" | cut -c1-300 || true
-		mapfile -t differed < <(grep -oE -- "--- FAIL: TestVerdicts/case$nn/[^ ]+" "$dir/library.log" | sed 's/^--- FAIL: //' | sort -u)
-		if [ "${#differed[@]}" -eq 0 ]; then # it failed before grading any entry
-			tail -20 "$dir/library.log"
-			failed+=("case $n's library")
+	for entry in "${differed[@]}"; do
+		redis-cli -p "$port" flushdb >/dev/null
+		exact=$(sed 's#[^/]*#^&$#g' <<<"$entry") # each level of the test's name, anchored
+		if REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "$exact" >"$dir/again.log" 2>&1; then
+			say "$entry: the same verdicts as on the embedded server when graded again alone"
+		else
+			say "$entry: differs again when graded alone:"
+			grep -E -- "Messages:" "$dir/again.log" | cut -c1-300 || true
+			failed+=("$entry")
 		fi
-		for entry in "${differed[@]}"; do
-			redis-cli -p "$port" flushdb >/dev/null
-			exact=$(sed 's#[^/]*#^&$#g' <<<"$entry") # each level of the test's name, anchored
-			if REDIS_URL="$url" go test "${flags[@]}" -count=1 -timeout 30m ./checker/library -run "$exact" >"$dir/again.log" 2>&1; then
-				say "$entry: the same verdicts as on the embedded server when graded again alone"
-			else
-				say "$entry: differs again when graded alone:"
-				grep -E -- "Messages:" "$dir/again.log" | cut -c1-300 || true
-				failed+=("$entry")
-			fi
-		done
-	fi
-	redis-cli -p "$port" flushdb >/dev/null
-	say "case $n took $((SECONDS - case_began)) s"
-done
+	done
+fi
+redis-cli -p "$port" flushdb >/dev/null
+say "the rest of the library took $((SECONDS - began)) s"
 
 if [ "${#failed[@]}" -gt 0 ]; then
 	say "library verdicts differ on a real Redis: ${failed[*]}"
