@@ -2,6 +2,7 @@ package case06
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -52,8 +54,8 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	err = f.Drive(crowd.Done, patience)
 	reads := f.Reads()
 	figure := fmt.Sprintf("%s for %d instances x %d visitors", count(reads, "read"), instances, perInstance)
-	if !f.world.embedded() {
-		figure += ", on " + f.world.Describe(h.Context())
+	if !f.World.Embedded() {
+		figure += ", on " + f.World.Describe(h.Context())
 	}
 	if err != nil {
 		return waitVerdict(err, "the burst's visitors were")
@@ -112,7 +114,7 @@ func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return stuckVerdict(err), false
 	}
 	since := len(f.taps[0].Log())
-	hold := f.taps[0].Hold(nth(k))
+	hold := f.taps[0].Hold(fleet.Nth(k))
 	defer hold.Release()
 	gts[0].Open()
 	if err := f.Drive(func() bool { return hold.Reached() || a.Done() }, patience); err != nil {
@@ -121,11 +123,11 @@ func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	if !hold.Reached() {
 		return check.Passed(""), false
 	}
-	present, err := f.world.Keys(h.Context())
+	present, err := f.World.Keys(h.Context())
 	if err != nil {
 		return worldVerdict(err), false
 	}
-	f.keep = present // shop-1 is paused, not dead: what it wrote stays as it left it
+	f.Keep = present // shop-1 is paused, not dead: what it wrote stays as it left it
 	b := f.Visit(1, 1)
 	if err := f.Elapse(rebuild); err != nil {
 		return stuckVerdict(err), false
@@ -138,12 +140,12 @@ func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	if reads > 1 {
 		var sent []string
 		for _, c := range f.taps[0].Log()[since:] {
-			if len(c.keys) > 0 || !c.known {
+			if len(c.Keys) > 0 || !c.Known {
 				sent = append(sent, shorten(c.String()))
 			}
 		}
 		figure := fmt.Sprintf("%s with shop-1 stopped before its command %d after its query", count(reads, "read"), k)
-		if locks, err := learnLocks(f); err == nil && slices.ContainsFunc(present, func(k key) bool { return locks[k.name] }) {
+		if locks, err := learnLocks(f); err == nil && slices.ContainsFunc(present, func(k fleet.Key) bool { return locks[k.Name] }) {
 			return check.Failed(figure, fmt.Sprintf("shop-1 still held the lock, stopped after its query, while %v of the "+
 				"shops' clock passed; shop-2 missed meanwhile and read the source too. A loser waits for the holder's fill "+
 				"within its budget (a second or so), and keeps waiting while the lock is held", rebuild)), false
@@ -175,7 +177,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
-	hold := f.taps[1].Hold(attemptOn(names(locks)))
+	hold := f.taps[1].Hold(fleet.AttemptOn(names(locks)))
 	defer hold.Release()
 	b := f.Visit(1, 1)
 	if err := f.Settle(); err != nil {
@@ -229,7 +231,7 @@ func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
 	for i, t := range f.taps {
 		n := 0
 		for _, c := range t.Log() {
-			if c.attempt(names(locks)) {
+			if c.Attempt(names(locks)) {
 				n++
 				if example == "" {
 					example = c.String()
@@ -265,13 +267,13 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if f.Reads() == 0 {
-		return check.Failed("", "shop-1's visitor never reached the database: "+strings.Join(f.places(), "; "))
+		return check.Failed("", "shop-1's visitor never reached the database: "+strings.Join(f.Places(), "; "))
 	}
 	locks, v := lockKeys(f, "shop-1's")
 	if !v.Pass {
 		return v
 	}
-	f.keep = locks // shop-1 is slow, not dead: its lock lives while the others are driven
+	f.Keep = locks // shop-1 is slow, not dead: its lock lives while the others are driven
 	var losers []*harness.Crowd[[]string]
 	for i := 1; i < instances; i++ {
 		losers = append(losers, f.Visit(i, 10))
@@ -323,11 +325,11 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	var longest time.Duration
 	for _, k := range locks {
-		if k.forever {
+		if k.Forever {
 			return check.Failed(k.String(), fmt.Sprintf("the lock %s has no time to live: when its holder dies mid-rebuild, "+
-				"no instance can ever rebuild the shelf again. Take it with SET ... NX PX, in one command", k.name))
+				"no instance can ever rebuild the shelf again. Take it with SET ... NX PX, in one command", k.Name))
 		}
-		longest = max(longest, k.ttl)
+		longest = max(longest, k.TTL)
 	}
 	if longest > maxLockTTL {
 		return check.Failed(fmt.Sprintf("lock for %v", longest), fmt.Sprintf("a holder that dies blocks the shelf for the "+
@@ -335,10 +337,10 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	// While the dead holder's lock lives, shop-2's visitors come one after
 	// another: they may wait and give up, but must not keep it alive.
-	start := f.clock.Now()
+	start := f.Clock.Now()
 	var next *harness.Crowd[[]string]
-	for f.Reads() == 1 && f.clock.Now().Sub(start) <= longest {
-		before := f.clock.Now()
+	for f.Reads() == 1 && f.Clock.Now().Sub(start) <= longest {
+		before := f.Clock.Now()
 		next = f.Visit(1, 1)
 		if err := f.Drive(next.Done, patience); err != nil {
 			return waitVerdict(err, "while shop-1's dead lock lived, shop-2's visitor was")
@@ -346,23 +348,23 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 		if p := next.Panicked(); p != "" {
 			return check.Failed("", "a visitor's call panicked: "+p)
 		}
-		if f.clock.Now().Equal(before) {
+		if f.Clock.Now().Equal(before) {
 			if err := f.Elapse(50 * time.Millisecond); err != nil {
 				return stuckVerdict(err)
 			}
 		}
 	}
 	if f.Reads() == 1 {
-		alive, err := f.world.Keys(h.Context())
+		alive, err := f.World.Keys(h.Context())
 		if err != nil {
 			return worldVerdict(err)
 		}
 		for _, k := range alive {
-			if slices.ContainsFunc(locks, func(l key) bool { return l.name == k.name }) {
-				return check.Failed(fmt.Sprintf("lock for %v, still there after %v", longest, f.clock.Now().Sub(start).Round(time.Millisecond)),
+			if slices.ContainsFunc(locks, func(l fleet.Key) bool { return l.Name == k.Name }) {
+				return check.Failed(fmt.Sprintf("lock for %v, still there after %v", longest, f.Clock.Now().Sub(start).Round(time.Millisecond)),
 					fmt.Sprintf("shop-1 died holding %s, which had %v to live; %v later it was still there, with %v left: "+
 						"something kept pushing its expiry back (sent: %s). Only a live holder may extend its lock, and not forever",
-						k.name, longest, f.clock.Now().Sub(start).Round(time.Millisecond), k.ttl.Round(time.Millisecond), expiries(f)))
+						k.Name, longest, f.Clock.Now().Sub(start).Round(time.Millisecond), k.TTL.Round(time.Millisecond), expiries(f)))
 			}
 		}
 		next = f.Visit(1, 1)
@@ -391,11 +393,11 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 
 // expiries lists the commands after which a key's expiry may have moved,
 // for a message.
-func expiries(f *fleet) string {
+func expiries(f *Fleet) string {
 	var out []string
 	for i, t := range f.taps {
 		for _, c := range t.Log() {
-			if strings.Contains(c.name, "expire") || scripted[c.name] || c.name == "set" && slices.ContainsFunc(c.args, func(a string) bool {
+			if strings.Contains(c.Name, "expire") || c.Scripted() || c.Name == "set" && slices.ContainsFunc(c.Args, func(a string) bool {
 				return strings.EqualFold(a, "xx") || strings.EqualFold(a, "keepttl")
 			}) {
 				out = append(out, fmt.Sprintf("shop-%d: %s", i+1, shorten(c.String())))
@@ -445,7 +447,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return v, false
 	}
 	since := len(f.taps[0].Log())
-	hold := f.taps[0].Hold(nth(k))
+	hold := f.taps[0].Hold(fleet.Nth(k))
 	defer hold.Release()
 	gts[0].Open()
 	if err := f.Drive(func() bool { return hold.Reached() || a.Done() }, patience); err != nil {
@@ -457,7 +459,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 
 	// Shop-1's lock expires, the shelf's copy in Redis is invalidated, and
 	// shop-2 misses and takes the lock.
-	if err := f.world.DeleteAll(ctx); err != nil {
+	if err := f.World.DeleteAll(ctx); err != nil {
 		return worldVerdict(err), false
 	}
 	f.Visit(1, 1)
@@ -466,17 +468,17 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	owned := map[string]string{}
 	for _, l := range locks {
-		val, ok, err := f.world.Get(ctx, l.name)
+		val, ok, err := f.World.Get(ctx, l.Name)
 		if err != nil {
 			return worldVerdict(err), false
 		}
 		if ok {
-			owned[l.name] = val
+			owned[l.Name] = val
 		}
 	}
 	if len(owned) == 0 { // shop-2 did not take it: another instance does
-		owned[locks[0].name] = "another-instance-" + rand8()
-		if err := f.world.Set(ctx, locks[0].name, owned[locks[0].name], 2*time.Second); err != nil {
+		owned[locks[0].Name] = "another-instance-" + strings.ToLower(rand.Text()[:8])
+		if err := f.World.Set(ctx, locks[0].Name, owned[locks[0].Name], 2*time.Second); err != nil {
 			return worldVerdict(err), false
 		}
 	}
@@ -491,12 +493,12 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	var sent []string
 	for _, c := range f.taps[0].Log()[since:] {
-		if len(c.keys) > 0 {
+		if len(c.Keys) > 0 {
 			sent = append(sent, shorten(c.String()))
 		}
 	}
 	for name, want := range owned {
-		got, ok, err := f.world.Get(ctx, name)
+		got, ok, err := f.World.Get(ctx, name)
 		if err != nil {
 			return worldVerdict(err), false
 		}
@@ -532,20 +534,20 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
-	f.keep = locks // shop-1 is slow, not dead: its lock stays
+	f.Keep = locks // shop-1 is slow, not dead: its lock stays
 	loser := f.Visit(1, 1)
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
-	start := f.clock.Now()
+	start := f.Clock.Now()
 	err = f.Drive(loser.Done, maxBudget)
-	waited := f.clock.Now().Sub(start)
+	waited := f.Clock.Now().Sub(start)
 	if reads := f.Reads(); reads > 1 {
 		return check.Failed(count(reads, "read"), fmt.Sprintf("shop-2's visitor read the source while shop-1 held the "+
 			"lock (by %v of the shops' clock): a loser waits for the fill, and past its budget answers \"try again\"; "+
-			"it never queries", f.clock.Now().Sub(start).Round(time.Millisecond)))
+			"it never queries", f.Clock.Now().Sub(start).Round(time.Millisecond)))
 	}
-	if errors.Is(err, errNoBound) {
+	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never finished, "+
 			"and shop-2's visitor was still waiting for the fill after %v of the shops' clock: give the wait a budget "+
 			"(a second or so), and past it return a *TryAgain", maxBudget))
@@ -582,12 +584,12 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer f.Close()
-	untimedSeen := f.watchTTLs()
+	untimedSeen := f.World.WatchTTLs(f.taps)
 	crowd := f.Burst(5)
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
-	during, err := f.world.Keys(ctx)
+	during, err := f.World.Keys(ctx)
 	if err != nil {
 		return worldVerdict(err)
 	}
@@ -595,25 +597,25 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if err := f.Drive(crowd.Done, patience); err != nil {
 		return waitVerdict(err, "the visitors were")
 	}
-	after, err := f.world.Keys(ctx)
+	after, err := f.World.Keys(ctx)
 	if err != nil {
 		return worldVerdict(err)
 	}
 	for _, u := range untimedSeen() {
-		return check.Failed(u.key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
+		return check.Failed(u.Key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
 			"time to live: if the instance dies there, the key never expires (a lock that never expires blocks the fleet "+
 			"for good). Write the key and its time to live in one step: SET ... PX, or one script, or MULTI/EXEC",
-			u.shop+1, u.sent, u.key))
+			u.Shop+1, u.Sent, u.Key))
 	}
 	seen := map[string]bool{}
 	var figure []string
 	for _, k := range append(during, after...) {
-		if k.forever {
+		if k.Forever {
 			return check.Failed(k.String(), fmt.Sprintf("%s has no time to live: a key that never expires outlives "+
-				"whoever wrote it, and a lock that never expires blocks the fleet for good", k.name))
+				"whoever wrote it, and a lock that never expires blocks the fleet for good", k.Name))
 		}
-		if !seen[k.name] {
-			seen[k.name] = true
+		if !seen[k.Name] {
+			seen[k.Name] = true
 			figure = append(figure, k.String())
 		}
 	}
@@ -651,10 +653,10 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed("")
 }
 
-func names(keys []key) []string {
+func names(keys []fleet.Key) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = k.name
+		out[i] = k.Name
 	}
 	return out
 }
@@ -670,7 +672,7 @@ func allDone(crowds []*harness.Crowd[[]string]) bool {
 
 // waitVerdict fails a check whose visitors did not finish.
 func waitVerdict(err error, who string) check.Verdict {
-	if errors.Is(err, errNoBound) {
+	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
 	}
 	return stuckVerdict(err)

@@ -14,6 +14,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/explore"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -196,7 +197,7 @@ type fread struct {
 
 // fworld plays one fleet scene.
 type fworld struct {
-	f      *fleet
+	f      *Fleet
 	sc     fscene
 	locks  map[string][]string // shelf -> its lock keys
 	mu     sync.Mutex
@@ -217,7 +218,7 @@ type fworld struct {
 func (w *fworld) logf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.lines = append(w.lines, fmt.Sprintf("%8v  %s", w.f.clock.Now().Sub(nine), fmt.Sprintf(format, args...)))
+	w.lines = append(w.lines, fmt.Sprintf("%8v  %s", w.f.Clock.Elapsed(), fmt.Sprintf(format, args...)))
 }
 
 func (w *fworld) fail(format string, args ...any) {
@@ -233,7 +234,7 @@ func (w *fworld) fail(format string, args ...any) {
 func (w *fworld) values(ctx context.Context, shelf string) map[string]string {
 	out := map[string]string{}
 	for _, k := range w.locks[shelf] {
-		if v, ok, err := w.f.world.Get(ctx, k); err == nil && ok {
+		if v, ok, err := w.f.World.Get(ctx, k); err == nil && ok {
 			out[k] = v
 		}
 	}
@@ -251,7 +252,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 			k++
 		}
 	}
-	rd := &fread{shelf: shelf, k: k, start: w.f.clock.Now().Sub(nine)}
+	rd := &fread{shelf: shelf, k: k, start: w.f.Clock.Elapsed()}
 	if at, ok := w.idle[shelf]; ok && at == rd.start {
 		// A read that begins at the instant of the takeover, of a shelf
 		// nobody was reading then: its holder may have taken the lock at
@@ -280,7 +281,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 		// and every holder at work has lost its lock. Counted before the
 		// keys go, so that a read the expiry lets in finds it counted.
 		w.mu.Lock()
-		at := w.f.clock.Now().Sub(nine)
+		at := w.f.Clock.Elapsed()
 		for s := range w.sc.Costs {
 			w.staged[s]++
 			if !slices.ContainsFunc(w.reads, func(o *fread) bool { return o.shelf == s && o.end == 0 }) {
@@ -294,7 +295,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 			}
 		}
 		w.mu.Unlock()
-		_ = w.f.world.DeleteAll(ctx)
+		_ = w.f.World.DeleteAll(ctx)
 		w.logf("the lock of %s expires (the scene deletes every key, as if every lock and shelf had expired)", shelf)
 		_ = w.f.Hold(ctx, cost-cost/2)
 	} else {
@@ -302,7 +303,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 	}
 	now := w.values(ctx, shelf)
 	w.mu.Lock()
-	rd.end = w.f.clock.Now().Sub(nine)
+	rd.end = w.f.Clock.Elapsed()
 	// A takeover staged while it ran excuses its lock's change. One staged
 	// at the very instant it began does too: within an instant the order
 	// of the holder's lock, the expiry and the read's start is the
@@ -350,7 +351,7 @@ type fresult struct {
 // lockNames learns the lock key of the bestsellers once per run, and
 // derives the other shelves' by name.
 func lockNames(h *harness.H, newShop NewShop) map[string][]string {
-	locks, err := learnLocks(&fleet{h: h, newShop: newShop})
+	locks, err := learnLocks(&Fleet{Stage: fleet.Stage{H: h}, newShop: newShop})
 	out := map[string][]string{}
 	if err != nil {
 		return out
@@ -369,7 +370,7 @@ func lockNames(h *harness.H, newShop NewShop) map[string][]string {
 
 // playFleet plays a scene on a fresh fleet.
 func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]string) fresult {
-	wd, err := openWorld(h.Context(), serverURL())
+	wd, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return fresult{err: err}
 	}
@@ -377,15 +378,15 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}, idle: map[string]time.Duration{}}
 	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(w.hook))
 	for range sc.Shops {
-		t := &tap{}
+		t := fleet.NewTap(nil)
 		f.taps = append(f.taps, t)
-		f.shops = append(f.shops, newShop(f.db, wd.client(t), f.clock))
+		f.shops = append(f.shops, newShop(f.db, wd.Client(t), f.Clock))
 	}
 	defer f.Close()
-	untimedSeen := f.watchTTLs()
+	untimedSeen := f.World.WatchTTLs(f.taps)
 	crowd := f.visit(len(sc.Visitors), func(ctx context.Context, i int) ([]string, error) {
 		v := sc.Visitors[i]
-		if err := f.clock.Sleep(ctx, v.At); err != nil {
+		if err := f.Clock.Sleep(ctx, v.At); err != nil {
 			return nil, err
 		}
 		w.logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Shelf)
@@ -404,7 +405,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 	res := fresult{}
 	var st *harness.Stuck
 	switch {
-	case errors.Is(err, errNoBound):
+	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("visitors were still waiting after %v of the shops' clock: %s", patience, crowd.Where())
 	case errors.As(err, &st) && !slices.ContainsFunc(st.Places, func(p string) bool { return !strings.HasPrefix(p, "no goroutine") }):
 		// Not at rest within the hang bound, and none of it in the shop's
@@ -436,12 +437,12 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		}
 	}
 	for _, u := range untimedSeen() {
-		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.shop+1, u.sent, u.key)
+		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
 	}
 	if keys, err := wd.Keys(h.Context()); err == nil {
 		for _, k := range keys {
-			if k.forever {
-				w.fail("%s has no time to live when the scene ends", k.name)
+			if k.Forever {
+				w.fail("%s has no time to live when the scene ends", k.Name)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -62,7 +63,7 @@ func (s *probeShop) Top(ctx context.Context, shelf string) ([]string, error) {
 // twice at once on a loaded machine: its lock was gone). The shops look
 // the moment they wake, many times, side by side.
 func TestRedisMovesBeforeTheShopsWake(t *testing.T) {
-	t.Setenv(URLVar, "")
+	t.Setenv(fleet.URLVar, "")
 	h := harness.New(context.Background(), "stampede/checker/case06", harness.DefaultBound)
 	g, _ := holdEvery()
 	g.every.Open()

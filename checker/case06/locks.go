@@ -1,12 +1,11 @@
 package case06
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 )
 
 // A lock is told from the other keys a holder writes by what the code does
@@ -16,51 +15,24 @@ import (
 // with the same value; the shelf comes only after the query. learnLocks
 // watches one rebuild, alone, to find which keys behave as the lock.
 
-// snapshot is the value of every key of a world, by name; keys that are not
-// strings are given by their type.
-func (w *world) snapshot(ctx context.Context) (map[string]string, error) {
-	keys, err := w.Keys(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, k := range keys {
-		v, ok, err := w.Get(ctx, k.name)
-		if err != nil && strings.Contains(err.Error(), "WRONGTYPE") {
-			typ, terr := w.admin.Type(ctx, w.ns+k.name).Result()
-			if terr != nil {
-				return nil, fmt.Errorf("case 6: reading the type of %s: %w", k.name, terr)
-			}
-			v, ok, err = "<"+typ+">", true, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out[k.name] = v
-		}
-	}
-	return out, nil
-}
-
 // learnLocks plays one rebuild on one instance: it holds the query, notes
 // the keys, lets the rebuild finish, and notes them again. The keys that
 // were there during the rebuild and are gone or changed after it are the
 // lock. When no key behaves so (a holder that leaves its lock to expire),
 // every key of the rebuild counts as the lock, as before.
-func learnLocks(f *fleet) (map[string]bool, error) {
+func learnLocks(f *Fleet) (map[string]bool, error) {
 	g, gate := holdEvery()
-	solo, err := newFleet(f.h, f.newShop, 1, g)
+	solo, err := newFleet(f.H, f.newShop, 1, g)
 	if err != nil {
 		return nil, err
 	}
 	defer solo.Close()
-	ctx := f.h.Context()
+	ctx := f.H.Context()
 	v := solo.Visit(0, 1)
 	if err := solo.Settle(); err != nil {
 		return nil, err
 	}
-	during, err := solo.world.snapshot(ctx)
+	during, err := solo.World.Values(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +40,7 @@ func learnLocks(f *fleet) (map[string]bool, error) {
 	if err := solo.Drive(v.Done, patience); err != nil {
 		return nil, err
 	}
-	after, err := solo.world.snapshot(ctx)
+	after, err := solo.World.Values(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +71,8 @@ func shortLock(what string) check.Verdict {
 // lockKeys returns the lock keys in Redis while a holder's query is held:
 // the keys there now that behave as a lock (see learnLocks). No key means
 // no lock.
-func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
-	keys, err := f.world.Keys(f.h.Context())
+func lockKeys(f *Fleet, whose string) ([]fleet.Key, check.Verdict) {
+	keys, err := f.World.Keys(f.H.Context())
 	if err != nil {
 		return nil, worldVerdict(err)
 	}
@@ -111,15 +83,15 @@ func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
 		}
 		f.locks = locks
 	}
-	var out []key
+	var out []fleet.Key
 	for _, k := range keys {
-		if f.locks[k.name] {
+		if f.locks[k.Name] {
 			out = append(out, k)
 		}
 	}
 	for _, k := range out {
-		if !k.forever && k.ttl < rebuild {
-			return nil, shortLock(fmt.Sprintf("%s had %v left to live", k.name, k.ttl.Round(time.Millisecond)))
+		if !k.Forever && k.TTL < rebuild {
+			return nil, shortLock(fmt.Sprintf("%s had %v left to live", k.Name, k.TTL.Round(time.Millisecond)))
 		}
 	}
 	if len(out) > 0 {
@@ -129,7 +101,7 @@ func lockKeys(f *fleet, whose string) ([]key, check.Verdict) {
 	var tried []string
 	for _, t := range f.taps {
 		for _, c := range t.Log() {
-			if c.conditional() {
+			if c.Conditional() {
 				tried = append(tried, shorten(c.String()))
 			}
 		}

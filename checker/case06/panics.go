@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -52,9 +53,9 @@ func Panics(h *harness.H, newShop NewShop) check.Verdict {
 		panic(panicValue)
 	}))
 	for range 2 {
-		t := &tap{}
+		t := fleet.NewTap(nil)
 		f.taps = append(f.taps, t)
-		f.shops = append(f.shops, newShop(f.db, f.world.client(t), f.clock))
+		f.shops = append(f.shops, newShop(f.db, f.World.Client(t), f.Clock))
 	}
 
 	first := f.Visit(0, 5)
@@ -85,7 +86,7 @@ func Panics(h *harness.H, newShop NewShop) check.Verdict {
 
 	// Whether the panicking holder let go of its lock is another check's
 	// business: clear whatever it left in Redis.
-	if err := f.world.DeleteAll(h.Context()); err != nil {
+	if err := f.World.DeleteAll(h.Context()); err != nil {
 		return worldVerdict(err)
 	}
 	next := f.Visit(0, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
 
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -34,7 +35,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fs := flag.NewFlagSet("run 6", flag.ContinueOnError)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many visitors each instance has at 09:00")
-	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
 	seed := fs.Uint64("seed", 0, "play the explorer's fleet scene of this seed (from a failed explore check) instead of the story")
 	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
@@ -50,7 +51,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 		return err
 	}
 	if *url != "" { // a server that is not there is a mistake in the flags
-		w, err := openWorld(ctx, *url)
+		w, err := fleet.Open(ctx, *url)
 		if err != nil {
 			return &harness.FlagError{Err: err}
 		}
@@ -88,7 +89,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fmt.Fprintf(w, "and each of %d shop instances has %d visitors at that moment. The query takes %.1f s.\n", *n, *visitors, catalog.QueryCost.Seconds())
 	fmt.Fprintf(w, "Redis: %s", server)
 	if *url == "" {
-		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", URLVar)
+		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")
 
@@ -138,7 +139,7 @@ type burst struct {
 
 // playBurst plays one burst in a fresh world and counts.
 func playBurst(ctx context.Context, url string, newShop NewShop, hold catalog.Hook, n, visitors int) (burst, string, error) {
-	w, err := openWorld(ctx, url)
+	w, err := fleet.Open(ctx, url)
 	if err != nil {
 		return burst{}, "", err
 	}
@@ -147,12 +148,12 @@ func playBurst(ctx context.Context, url string, newShop NewShop, hold catalog.Ho
 	if hold != nil {
 		db = catalog.New(catalog.WithHook(hold))
 	}
-	var taps []*tap
+	var taps []*fleet.Tap
 	var shops []shelves.Shop
 	for range n {
-		t := &tap{}
+		t := fleet.NewTap(nil)
 		taps = append(taps, t)
-		shops = append(shops, newShop(db, w.client(t), clock.Real{}))
+		shops = append(shops, newShop(db, w.Client(t), clock.Real{}))
 	}
 
 	var wg sync.WaitGroup
@@ -173,7 +174,7 @@ func playBurst(ctx context.Context, url string, newShop NewShop, hold catalog.Ho
 	b := burst{took: time.Since(began), reads: db.Queries(catalog.Bestsellers), busy: db.Busy()}
 	for _, t := range taps {
 		for _, c := range t.Log() {
-			if len(c.keys) > 0 { // not the handshake of a new connection
+			if len(c.Keys) > 0 { // not the handshake of a new connection
 				b.commands++
 			}
 		}

@@ -3,9 +3,9 @@ package case06
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 )
 
@@ -69,11 +69,11 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	}
 	var drawn []string
 	for _, l := range locks {
-		val, ok, err := f.world.Get(ctx, l.name)
+		val, ok, err := f.World.Get(ctx, l.Name)
 		if err != nil {
 			return nil, worldVerdict(err)
 		}
-		if ok && madeByShop(f.taps, val) {
+		if ok && fleet.MadeByShop(f.taps, val) {
 			drawn = append(drawn, val)
 		}
 	}
@@ -85,19 +85,4 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 		return nil, check.Failed("", "a visitor's call panicked: "+p)
 	}
 	return drawn, check.Passed("")
-}
-
-// madeByShop reports whether a lock's value came from a shop: it was an
-// argument of a command a shop sent, and no reply from Redis had held it.
-func madeByShop(taps []*tap, val string) bool {
-	sent := false
-	for _, t := range taps {
-		for _, c := range t.Log() {
-			if c.reply != "" && strings.Contains(c.reply, val) {
-				return false
-			}
-			sent = sent || slices.Contains(c.args, val)
-		}
-	}
-	return sent
 }

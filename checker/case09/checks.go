@@ -9,6 +9,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -271,7 +272,7 @@ func AfterDelete(h *harness.H, newShop NewShop) check.Verdict {
 			return check.Failed("", "after the delete and the rebuild, the next reader: "+v.Message)
 		}
 		// The next scene counts its times from this refill.
-		sc.filled = sc.Now()
+		sc.filled = sc.Clock.Now()
 	}
 	return check.Passed(fmt.Sprintf("deleted fresh and in its grace window: 0 of %d readers served the old list", 2*instances))
 }
@@ -453,7 +454,7 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	for _, step := range steps {
 		if err := step(); err != nil {
 			var stuck *harness.Stuck
-			if errors.As(err, &stuck) || errors.Is(err, case06.ErrNoBound) {
+			if errors.As(err, &stuck) || errors.Is(err, fleet.ErrNoBound) {
 				return case06.WaitVerdict(err, "the visitors were")
 			}
 			return check.Failed("", err.Error())
@@ -482,11 +483,11 @@ func EveryKeyExpires(h *harness.H, newShop NewShop, cold case06.NewShop) check.V
 	if v := sc.fill(); !v.Pass {
 		return v
 	}
-	filled, err := sc.Values(ctx)
+	filled, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err)
 	}
-	before, err := sc.TTLs(ctx)
+	before, err := sc.World.TTLs(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err)
 	}
@@ -504,11 +505,11 @@ func EveryKeyExpires(h *harness.H, newShop NewShop, cold case06.NewShop) check.V
 	if err := sc.settled(); err != nil {
 		return case06.StuckVerdict(err)
 	}
-	ttls, err := sc.TTLs(ctx)
+	ttls, err := sc.World.TTLs(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err)
 	}
-	now, err := sc.Values(ctx)
+	now, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"stampede/checker/case06"
 	"stampede/checker/check"
 	"stampede/checker/explore"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -339,7 +340,7 @@ type eworld struct {
 	restless bool
 }
 
-func (w *eworld) now() time.Duration { return w.f.Now().Sub(nine) }
+func (w *eworld) now() time.Duration { return w.f.Clock.Now().Sub(nine) }
 
 // next returns the next number of the run's order; w.mu is held.
 func (w *eworld) next() int { w.seq++; return w.seq }
@@ -488,14 +489,14 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		return s
 	}
 	w := &eworld{sc: sc, visits: make([]erecord, len(sc.Visitors))}
-	f, err := case06.NewFleet(h, case06.ServerURL(), mk, sc.Shops, 0, w.hook)
+	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, sc.Shops, 0, w.hook)
 	if err != nil {
 		return eresult{err: err}
 	}
 	w.f = f
 	defer f.Close()
 	untimed := f.WatchTTLs()
-	clk := f.Clock()
+	clk := f.Clock
 	// The scene's own helpers (context ends) sleep on the clock until the
 	// scene is over.
 	scene, over := context.WithCancel(context.WithoutCancel(h.Context()))
@@ -566,7 +567,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 	res := eresult{}
 	var st *harness.Stuck
 	switch {
-	case errors.Is(err, case06.ErrNoBound):
+	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("visitors were still waiting %v after the last one came: %s", case06.Patience, crowd.Where())
 	case errors.As(err, &st) && restless(st):
 		res.restless = true
@@ -583,7 +584,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 	for _, u := range untimed() {
 		w.fail("%s", u)
 	}
-	if ttls, err := f.TTLs(h.Context()); err == nil {
+	if ttls, err := f.World.TTLs(h.Context()); err == nil {
 		for name, ttl := range ttls {
 			if ttl < 0 {
 				w.fail("%s has no time to live when the scene ends", name)

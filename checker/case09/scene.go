@@ -12,6 +12,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -44,7 +45,7 @@ func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
 		sc.shops = append(sc.shops, s)
 		return s
 	}
-	f, err := case06.NewFleet(h, case06.ServerURL(), mk, n, 0, sc.db.hook)
+	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, n, 0, sc.db.hook)
 	if err != nil {
 		return nil, err
 	}
@@ -104,14 +105,14 @@ func (sc *scene) fill() check.Verdict {
 	if sc.Reads() != 1 {
 		return check.Failed(count(sc.Reads(), "read"), "the first visitor, on an empty Redis, should make one read")
 	}
-	sc.filled = sc.Now()
+	sc.filled = sc.Clock.Now()
 	return check.Passed("")
 }
 
 // until lets time pass, on the shops' clock and in Redis, to d after the
 // fill.
 func (sc *scene) until(d time.Duration) error {
-	if left := sc.filled.Add(d).Sub(sc.Now()); left > 0 {
+	if left := sc.filled.Add(d).Sub(sc.Clock.Now()); left > 0 {
 		return sc.Elapse(left)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/case06"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -43,7 +44,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 9", flag.ContinueOnError)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many readers each instance has every second")
-	url := fs.String("redis", case06.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+case06.URLVar+", or an embedded miniredis)")
+	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
 	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
@@ -59,9 +60,11 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 		return err
 	}
 	if *url != "" {
-		if err := case06.OpenWorld(h.Context(), *url); err != nil {
+		w, err := fleet.Open(h.Context(), *url)
+		if err != nil {
 			return &harness.FlagError{Err: err}
 		}
+		w.Close()
 	}
 
 	var mu sync.Mutex
@@ -85,7 +88,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 		return err
 	}
 	defer f.Close()
-	clk = f.Clock()
+	clk = f.Clock
 	deleted := false
 	wave := func() {
 		after := deleted
@@ -129,9 +132,9 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	mu.Lock()
 	defer mu.Unlock()
 	fmt.Fprintf(w, "The bestseller list is read on %d shop instances, by %d readers each every %.1f s,\n", *n, *visitors, storyEvery.Seconds())
-	fmt.Fprintf(w, "for %.0f s from 09:00. A rebuild takes %.1f s. Redis: %s", storyLength.Seconds(), catalog.QueryCost.Seconds(), f.Server(h.Context()))
+	fmt.Fprintf(w, "for %.0f s from 09:00. A rebuild takes %.1f s. Redis: %s", storyLength.Seconds(), catalog.QueryCost.Seconds(), f.World.Describe(h.Context()))
 	if *url == "" {
-		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", case06.URLVar)
+		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")
 

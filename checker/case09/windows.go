@@ -9,6 +9,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -202,7 +203,7 @@ func DeleteKeepsLock(h *harness.H, newShop NewShop) check.Verdict {
 		if err := sc.settled(); err != nil {
 			return case06.StuckVerdict(err)
 		}
-		values, err := sc.Values(ctx)
+		values, err := sc.World.Values(ctx)
 		if err != nil {
 			return case06.WorldVerdict(err)
 		}
@@ -315,11 +316,11 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 			"for %v", k, hold.Sent(), late-stale)
 		goOn = hold.Release
 	}
-	before, err := sc.Values(ctx)
+	before, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
-	lives, err := sc.TTLs(ctx)
+	lives, err := sc.World.TTLs(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
@@ -331,7 +332,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	if err := sc.settled(); err != nil {
 		return case06.StuckVerdict(err), false
 	}
-	took, err := sc.Values(ctx)
+	took, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
@@ -354,7 +355,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	if err := sc.settled(); err != nil {
 		return case06.StuckVerdict(err), false
 	}
-	now, err := sc.Values(ctx)
+	now, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err), false
 	}
@@ -504,13 +505,13 @@ func RefreshLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed("", fmt.Sprintf("Invalidate on shop-1 at %s: %v", sc.at(stale), err))
 	}
 	sc.db.Hold() // the cold reader's read waits at a gate of its own
-	deleted := sc.Now()
+	deleted := sc.Clock.Now()
 	b := sc.visit(1, 1)
 	err = sc.Drive(func() bool { return sc.db.Held() > 0 || b.Done() }, lockLife)
-	if err != nil && !errors.Is(err, case06.ErrNoBound) {
+	if err != nil && !errors.Is(err, fleet.ErrNoBound) {
 		return case06.WaitVerdict(err, "shop-2's reader after the delete was")
 	}
-	waited := sc.Now().Sub(deleted).Round(time.Millisecond)
+	waited := sc.Clock.Now().Sub(deleted).Round(time.Millisecond)
 	if n, _ := lists(b.Outcomes()); n > 0 && sc.db.Held() == 0 {
 		return check.Passed("shop-2's reader was served with no read after the delete") // delete says why
 	}

@@ -24,42 +24,6 @@ import (
 	solution "stampede/solutions/case10"
 )
 
-// The story's timelines need each sleeper woken at its own time: a 3 ms
-// commit and a 9 ms query must not land together.
-func TestExactClockWakesEachSleeperAtItsOwnTime(t *testing.T) {
-	c := newExact()
-	woke := make(chan time.Duration, 2)
-	for _, d := range []time.Duration{3 * time.Millisecond, 9 * time.Millisecond} {
-		go func() {
-			if c.Sleep(context.Background(), d) == nil {
-				woke <- d
-			}
-		}()
-	}
-	require.Eventually(t, func() bool { return c.Sleepers() == 2 }, time.Second, time.Millisecond)
-	next, ok := c.Upcoming()
-	require.True(t, ok)
-	assert.Equal(t, 3*time.Millisecond, next.Sub(nine), "the 9 ms sleeper is within a tick, and still waits")
-	require.True(t, c.Set(next))
-	assert.Equal(t, 3*time.Millisecond, <-woke)
-	assert.Equal(t, 3*time.Millisecond, c.Now().Sub(nine))
-	next, ok = c.Upcoming()
-	require.True(t, ok)
-	require.True(t, c.Set(next))
-	assert.Equal(t, 9*time.Millisecond, <-woke)
-}
-
-func TestMadeByShop(t *testing.T) {
-	tp := &tap{log: []command{
-		{name: "set", args: []string{"lease:x", "TOKEN", "px", "2000", "nx"}, reply: "true"},
-		{name: "incr", args: []string{"fence:x"}, reply: "7"},
-		{name: "set", args: []string{"lease:y", "7", "px", "2000", "nx"}, reply: "true"},
-	}}
-	assert.True(t, madeByShop([]*tap{tp}, "TOKEN"), "a value the shop sent")
-	assert.False(t, madeByShop([]*tap{tp}, "7"), "a value Redis handed out")
-	assert.False(t, madeByShop([]*tap{tp}, "never-sent"))
-}
-
 func TestCents(t *testing.T) {
 	assert.Equal(t, "12.99", cents(1299))
 	assert.Equal(t, "9.05", cents(905))

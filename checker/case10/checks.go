@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -62,7 +62,7 @@ func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
 	r := s.Read(1)
 	// The reader may wait for something the write holds; give it a read's
 	// time, then let the write commit.
-	if err := s.Drive(r.Done, rebuild); err != nil && !errors.Is(err, errNoBound) {
+	if err := s.Drive(r.Done, rebuild); err != nil && !errors.Is(err, fleet.ErrNoBound) {
 		return stuckVerdict(err)
 	}
 	reread := s.RowReads() > before
@@ -107,7 +107,7 @@ func DeleteNotSet(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "shop-1's write, before its commit, was")
 	}
 	since := len(s.taps[0].Log())
-	stop := s.taps[0].Hold(nth(1))
+	stop := s.taps[0].Hold(fleet.Nth(1))
 	defer stop.Release()
 	s.commits.Gate(1).Open()
 	if err := s.Drive(func() bool { return stop.Reached() || w1.Done() }, patience); err != nil {
@@ -173,14 +173,14 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return stuckVerdict(err), false
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.places(), "; ")), false
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; ")), false
 	}
 	// Shop-1 is slow, not dead: its lease must not age while it is held.
 	if err := s.KeepAlive(); err != nil {
 		return worldVerdict(err), false
 	}
 	since := len(s.taps[0].Log())
-	stop := s.taps[0].Hold(nth(k))
+	stop := s.taps[0].Hold(fleet.Nth(k))
 	defer stop.Release()
 	s.reads.Gate(1).Open()
 	if err := s.Drive(func() bool { return stop.Reached() || r.Done() }, patience); err != nil {
@@ -235,7 +235,7 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.places(), "; "))
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
 	}
 	old := s.Truth()
 	if err := s.Elapse(maxLease + 10*time.Millisecond); err != nil {
@@ -307,7 +307,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.places(), "; "))
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
 	}
 	if err := s.KeepAlive(); err != nil { // the filler is slow, not dead
 		return worldVerdict(err)
@@ -322,7 +322,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	reads.OpenAll()
-	err = s.Drive(func() bool { return first.Done() && allDone(others) }, patience)
+	err = s.Drive(func() bool { return first.Done() && fleet.AllDone(others) }, patience)
 	n := s.RowReads()
 	figure := fmt.Sprintf("%s for %d visitors on %d instances", count(n, "read"), perInstance*len(s.shops)+1, len(s.shops))
 	if n > 1 {
@@ -361,7 +361,7 @@ func deadFiller(h *harness.H, newShop NewShop) check.Verdict {
 	waiter := s.Read(1)
 	limit := maxLease + 5*time.Second
 	err = s.Drive(waiter.Done, limit)
-	if errors.Is(err, errNoBound) {
+	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed(fmt.Sprintf("still waiting after %v", limit), fmt.Sprintf("shop-1's filler died holding its "+
 			"lease; shop-2's visitor was still waiting after %v of the shops' clock. The wait needs a bound: past a "+
 			"budget (a second or so) return an error, or take the lease over once it has expired; and the lease needs a "+
@@ -392,12 +392,12 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer s.Close()
-	untimedSeen := watchTTLs(s)
+	untimedSeen := s.World.WatchTTLs(s.taps)
 	warm := s.Read(2)
 	if err := s.Drive(warm.Done, patience); err != nil {
 		return waitVerdict(err, "the first visitor, with Redis empty, was")
 	}
-	warmKeys, err := s.world.Keys(h.Context())
+	warmKeys, err := s.World.Keys(h.Context())
 	if err != nil {
 		return worldVerdict(err)
 	}
@@ -405,30 +405,30 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
 		return waitVerdict(err, "shop-1's write, before its commit, was")
 	}
-	crash := s.taps[0].Hold(nth(1)) // shop-1 dies right after its commit
+	crash := s.taps[0].Hold(fleet.Nth(1)) // shop-1 dies right after its commit
 	defer crash.Release()
 	s.commits.Gate(1).Open()
 	if err := s.Drive(func() bool { return crash.Reached() || w.Done() }, patience); err != nil {
 		return waitVerdict(err, "shop-1's write was")
 	}
 	during := s.Cached()
-	keys, err := s.world.Keys(h.Context())
+	keys, err := s.World.Keys(h.Context())
 	if err != nil {
 		return worldVerdict(err)
 	}
 	for _, u := range untimedSeen() {
-		return check.Failed(u.key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
+		return check.Failed(u.Key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
 			"time to live: if the instance dies there, the key never expires, and a price that never expires is wrong "+
 			"for good after the next write whose delete is lost. Write the key and its time to live in one step: "+
-			"SET ... PX, or one script", u.shop+1, u.sent, u.key))
+			"SET ... PX, or one script", u.Shop+1, u.Sent, u.Key))
 	}
 	var longest time.Duration
 	for _, k := range append(warmKeys, keys...) {
-		if k.forever {
+		if k.Forever {
 			return check.Failed(k.String(), fmt.Sprintf("%s has no time to live: a key that never expires outlives "+
-				"whoever wrote it, and the time to live is the floor of correctness", k.name))
+				"whoever wrote it, and the time to live is the floor of correctness", k.Name))
 		}
-		longest = max(longest, k.ttl)
+		longest = max(longest, k.TTL)
 	}
 	// The instance is dead: its delete never comes. Let a minute pass.
 	if err := s.Elapse(maxPriceTTL); err != nil {
@@ -451,43 +451,6 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 			during, cents(o.Value), maxPriceTTL))
 	}
 	return check.Passed(figure + "; a minute after a crash between commit and delete, the new price")
-}
-
-// untimed is a key written with no time to live, and the command after
-// which it was seen so.
-type untimed struct {
-	shop int
-	sent string
-	key  string
-}
-
-// watchTTLs makes every instance's tap look at Redis after each command
-// that may write, and note any key with no time to live.
-func watchTTLs(s *scene) func() []untimed {
-	var mu sync.Mutex
-	var seen []untimed
-	for i, t := range s.taps {
-		t.mu.Lock()
-		t.after = func(ctx context.Context, sent string) {
-			keys, err := s.world.Keys(context.WithoutCancel(ctx))
-			if err != nil {
-				return
-			}
-			for _, k := range keys {
-				if k.forever {
-					mu.Lock()
-					seen = append(seen, untimed{shop: i, sent: sent, key: k.name})
-					mu.Unlock()
-				}
-			}
-		}
-		t.mu.Unlock()
-	}
-	return func() []untimed {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(seen)
-	}
 }
 
 // Busy runs readers and writers of three books on three instances, so that

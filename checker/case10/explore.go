@@ -14,6 +14,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/explore"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -421,7 +422,7 @@ type xworld struct {
 }
 
 // now is the scene's time.
-func (w *xworld) now() time.Duration { return w.s.clock.Now().Sub(w.t0) }
+func (w *xworld) now() time.Duration { return w.s.Clock.Now().Sub(w.t0) }
 
 func (w *xworld) logf(format string, args ...any) {
 	if !w.story {
@@ -456,7 +457,7 @@ func (w *xworld) readHook(ctx context.Context, book string) error {
 	w.mu.Unlock()
 	plan := w.sc.read(book, k)
 	w.logf("read %d of %s begins (%s)%s", k+1, book, plan, w.by(rd.who))
-	err := w.s.clock.Sleep(ctx, plan.Cost)
+	err := w.s.Clock.Sleep(ctx, plan.Cost)
 	w.mu.Lock()
 	rd.end = w.now()
 	rd.failed = err != nil || plan.Fails
@@ -497,7 +498,7 @@ func (w *xworld) commitHook(ctx context.Context, book string) error {
 	if who >= 0 && who < len(w.sc.Visitors) {
 		txn = w.sc.Visitors[who].Txn
 	}
-	if err := w.s.clock.Sleep(ctx, txn); err != nil {
+	if err := w.s.Clock.Sleep(ctx, txn); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -544,12 +545,12 @@ type xresult struct {
 
 // playScene10 plays a scene on a fresh fleet.
 func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
-	wd, err := openWorld(h.Context(), serverURL())
+	wd, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return xresult{err: err}
 	}
 	w := &xworld{sc: sc, story: story, counts: map[string]int{}}
-	s := &scene{h: h, world: wd, clock: newManual(), reads: holdCalls(), commits: holdCalls(), newShop: newShop, quick: true}
+	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true}, reads: holdCalls(), commits: holdCalls(), newShop: newShop}
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(w.readHook), catalog.WithCommitHook(w.commitHook))
 	w.s = s
 	sceneCtx, endScene := context.WithCancel(h.Context())
@@ -576,8 +577,8 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 	for range sc.Shops {
 		s.add()
 	}
-	untimedSeen := watchTTLs(s)
-	w.t0 = s.clock.Now()
+	untimedSeen := s.World.WatchTTLs(s.taps)
+	w.t0 = s.Clock.Now()
 
 	// The books cached before the scene.
 	for _, b := range sc.Warm {
@@ -590,7 +591,7 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 			return w.result()
 		}
 	}
-	w.t0 = s.clock.Now()
+	w.t0 = s.Clock.Now()
 	w.logf("the scene begins")
 	w.mu.Lock()
 	w.main = true
@@ -608,14 +609,14 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 		ctx, end := explore.NewContext(i, v.Deadline)
 		if v.Leave > 0 {
 			go func() {
-				if s.clock.Sleep(sceneCtx, v.Leave) == nil {
+				if s.Clock.Sleep(sceneCtx, v.Leave) == nil {
 					w.logf("visitor %d's context ends (%s)", i+1, map[bool]string{true: "deadline", false: "cancel"}[v.Deadline])
 					end()
 				}
 			}()
 		}
 		started.Done()
-		if err := s.clock.Sleep(sceneCtx, v.At); err != nil {
+		if err := s.Clock.Sleep(sceneCtx, v.At); err != nil {
 			return 0, err
 		}
 		rec.arrived = w.now()
@@ -658,12 +659,12 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 	w.judgeVisitors(crowd, first)
 	w.judgeRows()
 	for _, u := range untimedSeen() {
-		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.shop+1, u.sent, u.key)
+		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
 	}
 	if keys, err := wd.Keys(h.Context()); err == nil {
 		for _, k := range keys {
-			if k.forever {
-				w.fail("%s has no time to live when the scene ends", k.name)
+			if k.Forever {
+				w.fail("%s has no time to live when the scene ends", k.Name)
 			}
 		}
 	}
@@ -679,7 +680,7 @@ func (w *xworld) settled(err error, c *harness.Crowd[int], who string) (xresult,
 	switch {
 	case err == nil:
 		return xresult{}, false
-	case errors.Is(err, errNoBound):
+	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
 	case restless(err):
 		res := w.result()
@@ -928,7 +929,7 @@ func (w *xworld) fresh(book string) (harness.Outcome[int], error) {
 	shop := s.shops[s.add()]
 	c := s.visit(1, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
 	if err := s.Drive(c.Done, patience); err != nil {
-		if errors.Is(err, errNoBound) {
+		if errors.Is(err, fleet.ErrNoBound) {
 			return harness.Outcome[int]{}, fmt.Errorf("still waiting after %v of the shops' clock: %s", patience, c.Where())
 		}
 		return harness.Outcome[int]{}, err

@@ -45,7 +45,7 @@ func Restart(h *harness.H, newShop NewShop) check.Verdict {
 	for round := 0; round <= restarts; round++ {
 		when := "before any restart"
 		if round > 0 {
-			if err := s.world.Restart(h.Context()); err != nil {
+			if err := s.World.Restart(h.Context()); err != nil {
 				return worldVerdict(err)
 			}
 			when = "after Redis restarted"

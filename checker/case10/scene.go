@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
-	"stampede/checker/stack"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
 )
@@ -43,40 +43,31 @@ const (
 // (after the row is read, before the reply arrives) and on its commits
 // (before the commit).
 type scene struct {
-	h       *harness.H
-	world   *world
+	fleet.Stage
 	db      *catalog.DB
-	clock   *manual
 	reads   *gates
 	commits *gates
 	newShop NewShop
 	shops   []Shop
-	taps    []*tap
+	taps    []*fleet.Tap
 	crowds  []*harness.Crowd[int]
-	// keep are keys kept alive on a real server while the clock moves, as
-	// a paused (not dead) instance would keep its lease.
-	keep []key
-	// quick settles on one snapshot (harness.Quiet) on a real server too,
-	// instead of three in a row: the explorer moves the clock hundreds of
-	// times a run.
-	quick bool
 }
 
 // newScene starts n instances in a fresh world. The book's row is first
 // written until its version is 9, with no gate armed, so that the scene's
 // first write makes it 10: a version compared as text puts "9" after "10".
 func newScene(h *harness.H, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
-	return newSceneOn(h, serverURL(), newShop, n, reads, commits)
+	return newSceneOn(h, fleet.ServerURL(), newShop, n, reads, commits)
 }
 
 // newSceneOn is newScene on the server at url, or on a fresh embedded
 // miniredis when url is empty.
 func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
-	w, err := openWorld(h.Context(), url)
+	w, err := fleet.Open(h.Context(), url)
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{h: h, world: w, clock: newManual(), reads: reads, commits: commits, newShop: newShop}
+	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewClock()}, reads: reads, commits: commits, newShop: newShop}
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(reads.hook), catalog.WithCommitHook(commits.hook))
 	commits.off.Store(true)
 	for {
@@ -98,9 +89,9 @@ func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits
 
 // add starts one more instance, and returns its index.
 func (s *scene) add() int {
-	t := &tap{now: s.clock.Now}
+	t := fleet.NewTap(s.Clock.Now)
 	s.taps = append(s.taps, t)
-	s.shops = append(s.shops, s.newShop(s.db, s.world.client(t), s.clock))
+	s.shops = append(s.shops, s.newShop(s.db, s.World.Client(t), s.Clock))
 	return len(s.shops) - 1
 }
 
@@ -111,41 +102,22 @@ func (s *scene) Close() {
 	s.reads.OpenAll()
 	s.commits.OpenAll()
 	for _, t := range s.taps {
-		t.mu.Lock()
-		h := t.hold
-		t.hold = nil
-		t.mu.Unlock()
-		if h != nil {
-			h.Release()
-		}
+		t.Disarm()
 	}
-	_ = s.Drive(func() bool { return allDone(s.crowds) }, patience)
-	s.world.Close()
+	_ = s.Drive(func() bool { return fleet.AllDone(s.crowds) }, patience)
+	s.World.Close()
 }
 
-// realMargin is how much longer than its own time to live a key the scene
-// keeps alive lives on a real server, where Redis's time is real: a loaded
-// machine may take seconds of it between two moves of the shops' clock.
-const realMargin = 30 * time.Second
-
 // KeepAlive keeps every key now in Redis as it is while the scene moves
-// the shops' clock, as a paused (not dead) instance keeps its lease. On a
-// real server each is given realMargin more to live at once, so that the
-// real time the checker's own work takes does not expire it either.
+// the shops' clock, as a paused (not dead) instance keeps its lease. (On a
+// real server the World holds every key still in the scene's time, so the
+// real time the checker's own work takes cannot expire one either.)
 func (s *scene) KeepAlive() error {
-	keys, err := s.world.Keys(s.h.Context())
+	keys, err := s.World.Keys(s.H.Context())
 	if err != nil {
 		return err
 	}
-	if !s.world.embedded() {
-		for i := range keys {
-			keys[i].ttl += realMargin
-		}
-		if err := s.world.Refresh(s.h.Context(), keys); err != nil {
-			return err
-		}
-	}
-	s.keep = keys
+	s.Keep = keys
 	return nil
 }
 
@@ -167,7 +139,7 @@ func (s *scene) Write(i, price int) *harness.Crowd[int] {
 // visit starts a crowd and waits until every visitor has started.
 func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Crowd[int] {
 	var started atomic.Int64
-	c := harness.Visit(s.h, n, func(ctx context.Context, _ int) (int, error) {
+	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) {
 		started.Add(1)
 		return fn(ctx)
 	})
@@ -187,168 +159,11 @@ func (s *scene) Truth() catalog.Row {
 // RowReads returns how many times the book's row has been read.
 func (s *scene) RowReads() int { return s.db.RowReads(book) }
 
-// Settle waits until every goroutine is parked: at a gate, on a lock, on a
-// channel, held by a tap, or asleep on the checker's clock. Time does not
-// move. On the embedded server one snapshot decides (harness.Quiet): its
-// connections are in-memory pipes, so a reply on its way is a goroutine at
-// work. On a real server the checks want three snapshots in a row.
-func (s *scene) Settle() error {
-	if s.quick || s.world.embedded() {
-		return s.h.Quiet(func() bool { return true })
-	}
-	deadline := time.Now().Add(s.h.Bound())
-	for streak := 0; streak < 3; {
-		if parked() {
-			streak++
-		} else {
-			streak = 0
-		}
-		if time.Now().After(deadline) {
-			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: s.places()}
-		}
-		if err := s.h.Context().Err(); err != nil {
-			return err
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return nil
-}
-
-// parked reports whether, in one snapshot, every goroutine but the
-// caller's and the harness's watchdog's is parked.
-func parked() bool {
-	gs := stack.Parse(dump())
-	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
-		if !g.Blocked() && !harness.Watcher(g) {
-			return false
-		}
-	}
-	return true
-}
-
-// dump returns the stacks of every goroutine.
-func dump() string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-}
-
-// errNoBound is what Drive returns when visitors still wait after limit.
-var errNoBound = errors.New("still waiting")
-
-// Drive lets the scene run until done holds. Whenever every goroutine is
-// parked and done does not hold yet, it moves the clock, and Redis's, to
-// the next wake-up. It gives up with errNoBound once the clock has moved
-// limit, and with a *harness.Stuck error when nothing sleeps on the clock
-// and nothing moves.
-func (s *scene) Drive(done func() bool, limit time.Duration) error {
-	start := s.clock.Now()
-	grace := 0
-	for {
-		if err := s.Settle(); err != nil {
-			return err
-		}
-		if done() {
-			return nil
-		}
-		if s.clock.Now().Sub(start) >= limit {
-			return errNoBound
-		}
-		before := s.clock.Now()
-		next, ok := s.clock.Upcoming()
-		if !ok {
-			if s.world.embedded() || grace >= 5 {
-				return &harness.Stuck{Why: "waiting for something that never comes", Places: s.places()}
-			}
-			// On a real server a reply can be on its way in the kernel
-			// with its reader not yet woken: look again, a few times.
-			grace++
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		grace = 0
-		if err := s.moveTo(before, next); err != nil {
-			return err
-		}
-	}
-}
-
-// moveTo moves the clock from before to next, Redis's first: the
-// scene is at rest, so nothing reads Redis between the two moves, and
-// every shop woken by the second finds Redis already at the new time. The
-// other order lets a woken shop write a key that the move of Redis's clock
-// then ages by the whole step: a lock of 2 s taken at the end of a 30 s
-// step would be gone at once (seen on a loaded machine, as two rebuilds of
-// one shelf at once under the reference solution of case 9).
-func (s *scene) moveTo(before, next time.Time) error {
-	if err := s.world.Advance(s.h.Context(), next.Sub(before), s.keep); err != nil {
-		return err
-	}
-	s.clock.Set(next)
-	return nil
-}
-
-// Elapse lets d pass on the shops' clock, and in Redis with it, waking
-// each sleeper in turn and letting the scene come to rest after each. A
-// read or a write held at a gate stays held.
-func (s *scene) Elapse(d time.Duration) error {
-	end := s.clock.Now().Add(d)
-	for {
-		if err := s.Settle(); err != nil {
-			return err
-		}
-		before := s.clock.Now()
-		next := end
-		if at, ok := s.clock.Earliest(); ok && !at.After(end) {
-			next, _ = s.clock.Upcoming()
-		} else if !end.After(before) {
-			return nil
-		}
-		if err := s.moveTo(before, next); err != nil {
-			return err
-		}
-	}
-}
-
-// places says where the goroutines running the shop's code are waiting.
-func (s *scene) places() []string {
-	count := map[string]int{}
-	var order []string
-	for _, g := range stack.Parse(dump()) {
-		fr, ok := g.In(s.h.Dir())
-		if !ok {
-			continue
-		}
-		place := "at " + stack.Where(fr, check.Module) + " in " + g.State
-		if count[place] == 0 {
-			order = append(order, place)
-		}
-		count[place]++
-	}
-	out := make([]string, len(order))
-	for i, p := range order {
-		noun := "goroutines"
-		if count[p] == 1 {
-			noun = "goroutine"
-		}
-		out[i] = fmt.Sprintf("%d %s %s", count[p], noun, p)
-	}
-	if len(out) == 0 {
-		out = []string{"no goroutine is in the shop's code"}
-	}
-	return out
-}
-
 // Cached describes what Redis holds for the shop, for a message: every key
 // with its value and time to live.
 func (s *scene) Cached() string {
-	ctx := s.h.Context()
-	keys, err := s.world.Keys(ctx)
+	ctx := s.H.Context()
+	keys, err := s.World.Keys(ctx)
 	if err != nil {
 		return "(cannot list the keys: " + err.Error() + ")"
 	}
@@ -357,23 +172,23 @@ func (s *scene) Cached() string {
 	}
 	var out []string
 	for _, k := range keys {
-		v, ok, err := s.world.Get(ctx, k.name)
+		v, ok, err := s.World.Get(ctx, k.Name)
 		switch {
 		case err != nil:
 			v = "?"
 		case !ok:
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s = %s (%s)", k.name, shorten(v), ttlText(k)))
+		out = append(out, fmt.Sprintf("%s = %s (%s)", k.Name, fleet.Shorten(v), ttlText(k)))
 	}
 	return strings.Join(out, ", ")
 }
 
-func ttlText(k key) string {
-	if k.forever {
+func ttlText(k fleet.Key) string {
+	if k.Forever {
 		return "no time to live"
 	}
-	return fmt.Sprintf("%v to live", k.ttl.Round(time.Millisecond))
+	return fmt.Sprintf("%v to live", k.TTL.Round(time.Millisecond))
 }
 
 // Fresh sends one visitor to a new instance once the scene is over, and
@@ -449,15 +264,6 @@ func (g *gates) OpenAll() {
 	}
 }
 
-func allDone(crowds []*harness.Crowd[int]) bool {
-	for _, c := range crowds {
-		if !c.Done() {
-			return false
-		}
-	}
-	return true
-}
-
 // stuckVerdict fails a check whose visitors never finished.
 func stuckVerdict(err error) check.Verdict {
 	msg := "the visitors never finished: " + err.Error()
@@ -469,7 +275,7 @@ func stuckVerdict(err error) check.Verdict {
 
 // waitVerdict fails a check whose visitors did not finish.
 func waitVerdict(err error, who string) check.Verdict {
-	if errors.Is(err, errNoBound) {
+	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
 	}
 	return stuckVerdict(err)
@@ -483,22 +289,13 @@ func worldVerdict(err error) check.Verdict {
 // cents prints a price: 1299 is 12.99.
 func cents(p int) string { return fmt.Sprintf("%d.%02d", p/100, p%100) }
 
-// shorten cuts a long command (a script's text) for a message.
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 90 {
-		return s[:87] + "..."
-	}
-	return s
-}
-
 // sentAfter lists the commands naming a key that instance i sent from
 // place since in its log, for a message.
 func (s *scene) sentAfter(i, since int) string {
 	var sent []string
 	for _, c := range s.taps[i].Log()[since:] {
-		if len(c.keys) > 0 {
-			sent = append(sent, shorten(c.String()))
+		if len(c.Keys) > 0 {
+			sent = append(sent, fleet.Shorten(c.String()))
 		}
 	}
 	if len(sent) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 )
 
@@ -59,14 +60,14 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 	defer s.Close()
 	var r, w *harness.Crowd[int]
 	when := "before the write began"
-	arrived := s.clock.Now()
+	arrived := s.Clock.Now()
 	if !inside {
 		r = s.Read(0)
 		if err := s.Settle(); err != nil {
 			return stuckVerdict(err), false
 		}
 		if s.reads.Calls() == 0 {
-			return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.places(), "; ")), false
+			return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; ")), false
 		}
 		w = s.Write(1, newPrice)
 		if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
@@ -78,12 +79,12 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 		if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
 			return waitVerdict(err, "shop-2's write, before its commit, was"), false
 		}
-		arrived = s.clock.Now()
+		arrived = s.Clock.Now()
 		r = s.Read(0)
 		// The reader may wait for something the open write holds; give it
 		// a read's time.
 		err := s.Drive(func() bool { return s.reads.Calls() > 0 || r.Done() }, rebuild)
-		if err != nil && !errors.Is(err, errNoBound) {
+		if err != nil && !errors.Is(err, fleet.ErrNoBound) {
 			return stuckVerdict(err), false
 		}
 	}
@@ -96,7 +97,7 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 	}
 	before := s.Truth()
 	since := len(s.taps[1].Log())
-	stop := s.taps[1].Hold(nth(k))
+	stop := s.taps[1].Hold(fleet.Nth(k))
 	defer stop.Release()
 	s.commits.Gate(1).Open()
 	if err := s.Drive(func() bool { return stop.Reached() || w.Done() }, patience); err != nil {
@@ -112,7 +113,7 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 	// wait for something the write holds; give it a read's time.
 	fill := len(s.taps[0].Log())
 	s.reads.Gate(1).Open()
-	if err := s.Drive(r.Done, rebuild); err != nil && !errors.Is(err, errNoBound) {
+	if err := s.Drive(r.Done, rebuild); err != nil && !errors.Is(err, fleet.ErrNoBound) {
 		return stuckVerdict(err), false
 	}
 	filled := s.sentAfter(0, fill)
@@ -124,7 +125,7 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 		return v, false
 	}
 	// A visitor who waited for the write may give up, past a read's time.
-	if o := r.Outcomes()[0]; o.Err == nil || o.Panic != "" || s.clock.Now().Sub(arrived) < rebuild {
+	if o := r.Outcomes()[0]; o.Err == nil || o.Panic != "" || s.Clock.Now().Sub(arrived) < rebuild {
 		if v := gotOne(r, "shop-1's visitor", oldPrice, newPrice); !v.Pass {
 			return v, false
 		}
@@ -162,16 +163,16 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 
 // sentBefore lists the commands naming a key in log before the k-th such
 // command, for a message.
-func sentBefore(log []command, k int) string {
+func sentBefore(log []fleet.Command, k int) string {
 	var sent []string
 	for _, c := range log {
-		if len(c.keys) == 0 {
+		if len(c.Keys) == 0 {
 			continue
 		}
 		if len(sent) == k-1 {
 			break
 		}
-		sent = append(sent, shorten(c.String()))
+		sent = append(sent, fleet.Shorten(c.String()))
 	}
 	if len(sent) == 0 {
 		return "nothing"

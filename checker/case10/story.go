@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
@@ -33,14 +34,14 @@ const (
 // timelines on the code under test.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 10", flag.ContinueOnError)
-	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
 	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
 	if *url != "" { // a server that is not there is a mistake in the flags
-		w, err := openWorld(ctx, *url)
+		w, err := fleet.Open(ctx, *url)
 		if err != nil {
 			return &harness.FlagError{Err: err}
 		}
@@ -67,7 +68,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 		storyTxn.Milliseconds(), storyQuery.Milliseconds())
 	fmt.Fprintf(w, "A price lives %.0f s in Redis.", storyTTL.Seconds())
 	if *url == "" {
-		fmt.Fprintf(w, " Redis: embedded miniredis (--redis redis://HOST:PORT/DB, or %s, for a real server).", URLVar)
+		fmt.Fprintf(w, " Redis: embedded miniredis (--redis redis://HOST:PORT/DB, or %s, for a real server).", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")
 	for _, r := range races {
@@ -152,7 +153,7 @@ func price(v string) string {
 	if n, err := strconv.Atoi(v); err == nil {
 		return cents(n)
 	}
-	return strconv.Quote(shorten(v))
+	return strconv.Quote(fleet.Shorten(v))
 }
 
 // play plays one timeline on a fresh Redis, with virtual time: the write
@@ -160,12 +161,12 @@ func price(v string) string {
 // the write began, and its query returns at .009. With warm, Redis holds
 // the old price first.
 func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, error) {
-	wd, err := openWorld(ctx, url)
+	wd, err := fleet.Open(ctx, url)
 	if err != nil {
 		return played{}, err
 	}
 	defer wd.Close()
-	clk := newExact()
+	clk := fleet.NewExactClock()
 	var p played
 	var mu sync.Mutex
 	note := func(who, what string) {
@@ -178,7 +179,7 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 		catalog.WithReadHook(func(_ context.Context, b string) error {
 			row, _ := db.Peek(b)
 			msg := fmt.Sprintf("reads the row: %s, version %d", cents(row.Price), row.Version)
-			if row.Price == oldPrice && clk.Now().Before(nine.Add(storyTxn)) {
+			if row.Price == oldPrice && clk.Now().Before(fleet.Start().Add(storyTxn)) {
 				msg += " (the write has not committed yet)"
 			}
 			note("read", msg)
@@ -197,20 +198,21 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 			return nil
 		}))
 	shop := func(who string) Shop {
-		t := &tap{now: clk.Now, note: func(c command) {
-			if c.noScript || len(c.keys) == 0 {
+		t := fleet.NewTap(clk.Now)
+		t.Note(func(c fleet.Command) {
+			if c.NoScript || len(c.Keys) == 0 {
 				return
 			}
-			args := slices.Clone(c.args)
+			args := slices.Clone(c.Args)
 			switch {
-			case scripted[c.name] && strings.HasPrefix(c.name, "evalsha") && len(args[0]) > 8:
+			case c.Scripted() && strings.HasPrefix(c.Name, "evalsha") && len(args[0]) > 8:
 				args[0] = args[0][:8]
-			case scripted[c.name]:
+			case c.Scripted():
 				args[0] = "<script>"
 			}
-			note(who, shorten(strings.ToUpper(c.name)+" "+strings.Join(args, " "))+" -> "+shorten(c.reply))
-		}}
-		return newShop(db, wd.client(t), clk)
+			note(who, fleet.Shorten(strings.ToUpper(c.Name)+" "+strings.Join(args, " "))+" -> "+fleet.Shorten(c.Said))
+		})
+		return newShop(db, wd.Client(t), clk)
 	}
 	if warm {
 		if err := wd.Set(ctx, priceKey, strconv.Itoa(oldPrice), storyTTL); err != nil {
@@ -259,22 +261,22 @@ const priceKey = "price:" + book
 // code under test may name its keys as it likes and store more than the
 // price, so every key is read: one whose value holds the old price is a
 // stale price, else one that holds the new price is the fresh one.
-func (p *played) look(ctx context.Context, wd *world) error {
+func (p *played) look(ctx context.Context, wd *fleet.World) error {
 	keys, err := wd.Keys(ctx)
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
-		v, ok, err := wd.Get(ctx, k.name)
+		v, ok, err := wd.Get(ctx, k.Name)
 		if err != nil || !ok {
 			continue // not a string, or gone
 		}
 		switch {
 		case strings.Contains(v, strconv.Itoa(oldPrice)):
-			p.value, p.held, p.ttl = v, true, k.ttl
+			p.value, p.held, p.ttl = v, true, k.TTL
 			return nil
 		case strings.Contains(v, strconv.Itoa(newPrice)):
-			p.value, p.held, p.ttl = v, true, k.ttl
+			p.value, p.held, p.ttl = v, true, k.TTL
 		}
 	}
 	return nil
@@ -284,7 +286,7 @@ func (p *played) look(ctx context.Context, wd *world) error {
 func rest(ctx context.Context) error {
 	deadline := time.Now().Add(harness.DefaultBound)
 	for streak := 0; streak < 3; {
-		if parked() {
+		if fleet.Parked() {
 			streak++
 		} else {
 			streak = 0
@@ -302,7 +304,7 @@ func rest(ctx context.Context) error {
 
 // drive moves the clock, and Redis's, to each next wake-up once everything
 // is at rest, until done is closed.
-func drive(ctx context.Context, wd *world, clk *manual, done <-chan struct{}) error {
+func drive(ctx context.Context, wd *fleet.World, clk *fleet.Clock, done <-chan struct{}) error {
 	for idle := 0; ; {
 		if err := rest(ctx); err != nil {
 			return err
@@ -317,7 +319,7 @@ func drive(ctx context.Context, wd *world, clk *manual, done <-chan struct{}) er
 		if !ok {
 			// On a real server a reply may be on its way: look again, a
 			// few times.
-			if idle++; wd.embedded() || idle > 5 {
+			if idle++; wd.Embedded() || idle > 5 {
 				return errors.New("the story's shops wait for something that never comes")
 			}
 			time.Sleep(20 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 )
 
@@ -62,17 +63,17 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	if err := s.Settle(); err != nil {
 		return nil, stuckVerdict(err)
 	}
-	keys, err := s.world.Keys(ctx)
+	keys, err := s.World.Keys(ctx)
 	if err != nil {
 		return nil, worldVerdict(err)
 	}
 	var drawn []string
 	for _, k := range keys {
-		val, ok, err := s.world.Get(ctx, k.name)
+		val, ok, err := s.World.Get(ctx, k.Name)
 		if err != nil && !strings.Contains(err.Error(), "WRONGTYPE") {
 			return nil, worldVerdict(err)
 		}
-		if ok && madeByShop(s.taps, val) {
+		if ok && fleet.MadeByShop(s.taps, val) {
 			drawn = append(drawn, val)
 		}
 	}
@@ -84,19 +85,4 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 		return nil, check.Failed("", "a visitor's call panicked: "+p)
 	}
 	return drawn, check.Passed("")
-}
-
-// madeByShop reports whether a value came from a shop: it was an argument
-// of a command a shop sent, and no reply from Redis had held it.
-func madeByShop(taps []*tap, val string) bool {
-	sent := false
-	for _, t := range taps {
-		for _, c := range t.Log() {
-			if c.reply != "" && strings.Contains(c.reply, val) {
-				return false
-			}
-			sent = sent || slices.Contains(c.args, val)
-		}
-	}
-	return sent
 }

@@ -1,4 +1,4 @@
-package case06
+package fleet
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 	"time"
 )
 
-// manual is the shops' clock during a check: it stands still until the
+// Clock is the shops' clock during a check: it stands still until the
 // checker moves it. A shop that sleeps on it waits on a channel, so a
 // settled process is one where every poller is asleep on this clock, and
 // the checker decides when each of them wakes.
-type manual struct {
+type Clock struct {
+	grain    time.Duration // see tick; 0 wakes each sleeper at its own time
 	mu       sync.Mutex
 	now      time.Time
 	sleepers []*sleeper
@@ -22,20 +23,30 @@ type sleeper struct {
 	wake chan struct{}
 }
 
-// nine is the moment every check starts at: 09:00, when the list expires.
-var nine = time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC)
+// Start returns the moment every scene starts at: 09:00, when the list
+// expires.
+func Start() time.Time { return time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC) }
 
-func newManual() *manual { return &manual{now: nine} }
+// NewClock returns a clock at Start whose Upcoming wakes together the
+// sleepers due within one tick of the earliest.
+func NewClock() *Clock { return &Clock{now: Start(), grain: tick} }
+
+// NewExactClock returns a clock at Start that wakes each sleeper at its
+// own time, for a story's timelines.
+func NewExactClock() *Clock { return &Clock{now: Start()} }
+
+// Elapsed returns how far the clock has moved since Start.
+func (c *Clock) Elapsed() time.Duration { return c.Now().Sub(Start()) }
 
 // Now returns the clock's time.
-func (c *manual) Now() time.Time {
+func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
 // Sleep waits until the clock has been moved d forward, or ctx is done.
-func (c *manual) Sleep(ctx context.Context, d time.Duration) error {
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -68,7 +79,7 @@ const tick = 10 * time.Millisecond
 // Redis's clock to it first and then calls Set: a shop woken by the move
 // must find Redis already there (a lock taken by a woken shop before
 // Redis's clock caught up would be aged by the whole move, and gone).
-func (c *manual) Upcoming() (time.Time, bool) {
+func (c *Clock) Upcoming() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.sleepers) == 0 {
@@ -80,7 +91,7 @@ func (c *manual) Upcoming() (time.Time, bool) {
 			earliest = s.at
 		}
 	}
-	until := earliest.Add(tick)
+	until := earliest.Add(c.grain)
 	next := c.now
 	for _, s := range c.sleepers {
 		if !s.at.After(until) && s.at.After(next) {
@@ -91,7 +102,7 @@ func (c *manual) Upcoming() (time.Time, bool) {
 }
 
 // Earliest returns the earliest wake-up time, if anyone sleeps.
-func (c *manual) Earliest() (time.Time, bool) {
+func (c *Clock) Earliest() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.sleepers) == 0 {
@@ -108,7 +119,7 @@ func (c *manual) Earliest() (time.Time, bool) {
 
 // Set moves the clock to t and wakes everyone due by then. It reports
 // false, and does nothing, when t is not after the clock's time.
-func (c *manual) Set(t time.Time) bool {
+func (c *Clock) Set(t time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !t.After(c.now) {
@@ -126,7 +137,7 @@ func (c *manual) Set(t time.Time) bool {
 }
 
 // Sleepers returns how many goroutines sleep on the clock.
-func (c *manual) Sleepers() int {
+func (c *Clock) Sleepers() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.sleepers)

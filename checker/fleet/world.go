@@ -1,4 +1,4 @@
-package case06
+package fleet
 
 import (
 	"context"
@@ -17,18 +17,18 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// URLVar names the environment variable that points the case at a real
-// Redis or Valkey server, such as redis://localhost:6379/0. Without it the
-// case runs on an embedded miniredis.
+// URLVar names the environment variable that points the Redis cases at a
+// real Redis or Valkey server, such as redis://localhost:6379/0. Without it
+// they run on an embedded miniredis.
 const URLVar = "REDIS_URL"
 
-// world is the Redis one check or one regime of the story runs against: a
+// World is the Redis one check or one regime of a story runs against: a
 // fresh embedded miniredis, whose clock the checker moves by hand, or a
 // namespace of its own on a real server, where time is real.
-type world struct {
+type World struct {
 	mr   *miniredis.Miniredis // the embedded server; nil on a real one
 	opts *redis.Options       // the real server's options; nil when embedded
-	ns   string               // on a real server, the prefix of every key of this world
+	ns   string               // on a real server, the prefix of every Key of this World
 
 	admin *redis.Client // the checker's own client; it namespaces keys by hand
 
@@ -56,7 +56,7 @@ const stillExtra = time.Hour
 // PTTL said: its held time to live while it still carries stillExtra,
 // else what the server said (a shop has just written it, and holdStill
 // will hold it).
-func (w *world) sceneTTL(name string, observed time.Duration) time.Duration {
+func (w *World) sceneTTL(name string, observed time.Duration) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ttl, ok := w.held[name]; ok && observed > ttl+stillExtra/2 {
@@ -67,7 +67,7 @@ func (w *world) sceneTTL(name string, observed time.Duration) time.Duration {
 
 // hold gives a key on a real server ttl to live in the scene: the server
 // is told ttl plus stillExtra.
-func (w *world) hold(ctx context.Context, name string, ttl time.Duration) error {
+func (w *World) hold(ctx context.Context, name string, ttl time.Duration) error {
 	if err := w.admin.PExpire(ctx, w.ns+name, ttl+stillExtra).Err(); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ return out`)
 // long the checker takes to settle the fleet. A key written with a time
 // to live of stillExtra/2 or more is left to the server's clock: no check
 // can see it age.
-func (w *world) holdStill(ctx context.Context, names []string, all bool) {
+func (w *World) holdStill(ctx context.Context, names []string, all bool) {
 	ctx = context.WithoutCancel(ctx)
 	w.timeMu.RLock() // shops write side by side; Advance waits for them
 	defer w.timeMu.RUnlock()
@@ -157,37 +157,38 @@ func (w *world) holdStill(ctx context.Context, names []string, all bool) {
 	}
 }
 
-// openWorld opens a world on the server at url, or on a fresh embedded
-// miniredis when url is empty.
-func openWorld(ctx context.Context, url string) (*world, error) {
+// Open opens a World on the server at url, or on a fresh embedded
+// miniredis when url is empty. It fails at once, with an error that names
+// the address, when the server does not answer.
+func Open(ctx context.Context, url string) (*World, error) {
 	if url == "" {
-		w := &world{mr: miniredis.NewMiniRedis()}
+		w := &World{mr: miniredis.NewMiniRedis()}
 		w.admin = redis.NewClient(w.options())
 		return w, nil
 	}
 	opts, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("case 6: %s is not a Redis URL (redis://HOST:PORT/DB): %w", url, err)
+		return nil, fmt.Errorf("%s is not a Redis URL (redis://HOST:PORT/DB): %w", url, err)
 	}
 	opts.DialerRetries = 1 // a server that is not there should say so at once
-	w := &world{opts: opts, ns: "stampede-lab:" + strings.ToLower(rand.Text()[:12]) + ":"}
+	w := &World{opts: opts, ns: "stampede-lab:" + strings.ToLower(rand.Text()[:12]) + ":"}
 	w.admin = redis.NewClient(w.options())
 	if err := w.admin.Ping(ctx).Err(); err != nil {
 		w.admin.Close()
-		return nil, fmt.Errorf("case 6: cannot reach Redis at %s: %w", opts.Addr, err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w", opts.Addr, err)
 	}
 	return w, nil
 }
 
-// serverURL returns the server the checks should use: REDIS_URL, or "" for
-// the embedded one.
-func serverURL() string { return os.Getenv(URLVar) }
+// ServerURL returns the server the checks use: $REDIS_URL, or "" for the
+// embedded one.
+func ServerURL() string { return os.Getenv(URLVar) }
 
-// embedded reports whether the world runs on the embedded miniredis.
-func (w *world) embedded() bool { return w.mr != nil }
+// Embedded reports whether the World runs on the embedded miniredis.
+func (w *World) Embedded() bool { return w.mr != nil }
 
 // options returns the options of a new client of this world.
-func (w *world) options() *redis.Options {
+func (w *World) options() *redis.Options {
 	var o redis.Options
 	if w.opts != nil {
 		o = *w.opts
@@ -208,10 +209,11 @@ func (w *world) options() *redis.Options {
 	return &o
 }
 
-// client returns a new client for one shop instance, with t in front of it.
-func (w *world) client(t *tap) *redis.Client {
+// Client returns a new client for one shop instance, with t in front of
+// it. Close closes it.
+func (w *World) Client(t *Tap) *redis.Client {
 	t.ns = w.ns
-	if !w.embedded() {
+	if !w.Embedded() {
 		t.still = w.holdStill
 	}
 	c := redis.NewClient(w.options())
@@ -223,8 +225,8 @@ func (w *world) client(t *tap) *redis.Client {
 }
 
 // Describe names the server, for the story and the figures.
-func (w *world) Describe(ctx context.Context) string {
-	if w.embedded() {
+func (w *World) Describe(ctx context.Context) string {
+	if w.Embedded() {
 		return "embedded miniredis"
 	}
 	version := "?"
@@ -238,49 +240,49 @@ func (w *world) Describe(ctx context.Context) string {
 	return fmt.Sprintf("Redis %s at %s, db %d", version, w.opts.Addr, w.opts.DB)
 }
 
-// key is one key of the world and its time to live.
-type key struct {
-	name string
-	ttl  time.Duration // the time left; meaningless when forever
-	// forever is set for a key with no time to live.
-	forever bool
+// Key is one key of a World and its time to live.
+type Key struct {
+	Name string
+	TTL  time.Duration // the time left; meaningless when Forever
+	// Forever is set for a key with no time to live.
+	Forever bool
 }
 
-func (k key) String() string {
-	if k.forever {
-		return k.name + " (no time to live)"
+func (k Key) String() string {
+	if k.Forever {
+		return k.Name + " (no time to live)"
 	}
-	return fmt.Sprintf("%s %v", k.name, k.ttl.Round(time.Millisecond))
+	return fmt.Sprintf("%s %v", k.Name, k.TTL.Round(time.Millisecond))
 }
 
-// Keys returns the world's keys, by name, as the shops named them, with
-// their time to live in the scene.
-func (w *world) Keys(ctx context.Context) ([]key, error) {
+// Keys returns the World's keys, sorted by name, as the shops named them,
+// with their time to live in the scene.
+func (w *World) Keys(ctx context.Context) ([]Key, error) {
 	raw, err := w.rawKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]key, 0, len(raw))
+	keys := make([]Key, 0, len(raw))
 	for _, k := range raw {
-		if !k.forever && !w.embedded() {
-			k.ttl = w.sceneTTL(k.name, k.ttl)
+		if !k.Forever && !w.Embedded() {
+			k.TTL = w.sceneTTL(k.Name, k.TTL)
 		}
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
 	return keys, nil
 }
 
 // rawKeys returns the world's keys with the time to live the server
 // gives them, by the shops' names.
-func (w *world) rawKeys(ctx context.Context) (map[string]key, error) {
+func (w *World) rawKeys(ctx context.Context) (map[string]Key, error) {
 	var names []string
 	iter := w.admin.Scan(ctx, 0, w.ns+"*", 100).Iterator()
 	for iter.Next(ctx) {
 		names = append(names, iter.Val())
 	}
 	if err := iter.Err(); err != nil {
-		return nil, fmt.Errorf("case 6: listing keys: %w", err)
+		return nil, fmt.Errorf("listing keys: %w", err)
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -292,61 +294,61 @@ func (w *world) rawKeys(ctx context.Context) (map[string]key, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("case 6: reading the keys' times to live: %w", err)
+		return nil, fmt.Errorf("reading the keys' times to live: %w", err)
 	}
-	keys := map[string]key{}
+	keys := map[string]Key{}
 	for i, name := range names {
 		ms, err := ttls[i].Int64()
 		if err != nil {
-			return nil, fmt.Errorf("case 6: reading the time to live of %s: %w", name, err)
+			return nil, fmt.Errorf("reading the time to live of %s: %w", name, err)
 		}
 		short := strings.TrimPrefix(name, w.ns)
 		switch {
 		case ms == -2: // gone since the scan
 		case ms < 0:
-			keys[short] = key{name: short, forever: true}
+			keys[short] = Key{Name: short, Forever: true}
 		default:
-			keys[short] = key{name: short, ttl: time.Duration(ms) * time.Millisecond}
+			keys[short] = Key{Name: short, TTL: time.Duration(ms) * time.Millisecond}
 		}
 	}
 	return keys, nil
 }
 
 // Get returns a key's string value, and whether it exists.
-func (w *world) Get(ctx context.Context, name string) (string, bool, error) {
+func (w *World) Get(ctx context.Context, name string) (string, bool, error) {
 	v, err := w.admin.Get(ctx, w.ns+name).Result()
 	if errors.Is(err, redis.Nil) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("case 6: reading %s: %w", name, err)
+		return "", false, fmt.Errorf("reading %s: %w", name, err)
 	}
 	return v, true, nil
 }
 
 // Set writes a key with a time to live, as another instance would.
-func (w *world) Set(ctx context.Context, name, value string, ttl time.Duration) error {
+func (w *World) Set(ctx context.Context, name, value string, ttl time.Duration) error {
 	err := w.admin.Set(ctx, w.ns+name, value, ttl).Err()
-	if err == nil && !w.embedded() {
+	if err == nil && !w.Embedded() {
 		w.timeMu.Lock()
 		err = w.hold(ctx, name, ttl)
 		w.timeMu.Unlock()
 	}
 	if err != nil {
-		return fmt.Errorf("case 6: writing %s: %w", name, err)
+		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
 }
 
-// DeleteAll removes every key of the world.
-func (w *world) DeleteAll(ctx context.Context) error {
+// DeleteAll removes every key of the World.
+func (w *World) DeleteAll(ctx context.Context) error {
 	keys, err := w.Keys(ctx)
 	if err != nil {
 		return err
 	}
 	for _, k := range keys {
-		if err := w.admin.Del(ctx, w.ns+k.name).Err(); err != nil {
-			return fmt.Errorf("case 6: deleting %s: %w", k.name, err)
+		if err := w.admin.Del(ctx, w.ns+k.Name).Err(); err != nil {
+			return fmt.Errorf("deleting %s: %w", k.Name, err)
 		}
 	}
 	return nil
@@ -361,18 +363,18 @@ func (w *world) DeleteAll(ctx context.Context) error {
 // lives exactly as long in the scene on a real server as on the embedded
 // one, however slow the machine. Keys in keep then get back the time to
 // live they had when listed, as a live holder would keep them.
-func (w *world) Advance(ctx context.Context, d time.Duration, keep []key) error {
-	kept := func(k key) bool { return slices.ContainsFunc(keep, func(c key) bool { return c.name == k.name }) }
-	if w.embedded() {
+func (w *World) Advance(ctx context.Context, d time.Duration, keep []Key) error {
+	kept := func(k Key) bool { return slices.ContainsFunc(keep, func(c Key) bool { return c.Name == k.Name }) }
+	if w.Embedded() {
 		if d > 0 {
 			w.mr.FastForward(d)
 		}
 		for _, k := range keep {
-			if k.forever {
+			if k.Forever {
 				continue
 			}
-			if err := w.admin.PExpire(ctx, w.ns+k.name, k.ttl).Err(); err != nil {
-				return fmt.Errorf("case 6: keeping %s alive: %w", k.name, err)
+			if err := w.admin.PExpire(ctx, w.ns+k.Name, k.TTL).Err(); err != nil {
+				return fmt.Errorf("keeping %s alive: %w", k.Name, err)
 			}
 		}
 		return nil
@@ -386,28 +388,28 @@ func (w *world) Advance(ctx context.Context, d time.Duration, keep []key) error 
 	for _, k := range keys {
 		var err error
 		switch {
-		case k.forever:
+		case k.Forever:
 		case kept(k):
-			if i := slices.IndexFunc(keep, func(c key) bool { return c.name == k.name }); !keep[i].forever {
-				err = w.hold(ctx, k.name, keep[i].ttl)
+			if i := slices.IndexFunc(keep, func(c Key) bool { return c.Name == k.Name }); !keep[i].Forever {
+				err = w.hold(ctx, k.Name, keep[i].TTL)
 			}
-		case k.ttl <= d:
-			err = w.admin.Del(ctx, w.ns+k.name).Err()
+		case k.TTL <= d:
+			err = w.admin.Del(ctx, w.ns+k.Name).Err()
 		default:
-			err = w.hold(ctx, k.name, k.ttl-d)
+			err = w.hold(ctx, k.Name, k.TTL-d)
 		}
 		if err != nil {
-			return fmt.Errorf("case 6: letting %v pass for %s: %w", d, k.name, err)
+			return fmt.Errorf("letting %v pass for %s: %w", d, k.Name, err)
 		}
 	}
 	return nil
 }
 
-// Close removes the world's keys from a real server and closes every
-// client.
-func (w *world) Close() {
+// Close removes the World's keys from a real server and closes every
+// client it made.
+func (w *World) Close() {
 	ctx := context.Background()
-	if !w.embedded() {
+	if !w.Embedded() {
 		_ = w.DeleteAll(ctx)
 	}
 	w.mu.Lock()
@@ -423,5 +425,105 @@ func (w *world) Close() {
 	}
 }
 
-// rand8 returns eight random characters, for tokens and namespaces.
-func rand8() string { return strings.ToLower(rand.Text()[:8]) }
+// Values returns the value of every key of the World, by the name the
+// shops gave it; a key that is not a string is given by its type, as
+// "<hash>".
+func (w *World) Values(ctx context.Context) (map[string]string, error) {
+	keys, err := w.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		v, ok, err := w.Get(ctx, k.Name)
+		if err != nil && strings.Contains(err.Error(), "WRONGTYPE") {
+			typ, terr := w.admin.Type(ctx, w.ns+k.Name).Result()
+			if terr != nil {
+				return nil, fmt.Errorf("reading the type of %s: %w", k.Name, terr)
+			}
+			v, ok, err = "<"+typ+">", true, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[k.Name] = v
+		}
+	}
+	return out, nil
+}
+
+// Restart empties the embedded server as a restart without persistence
+// does: every key and every loaded script are gone (FLUSHALL and SCRIPT
+// FLUSH). A shared real server cannot be restarted for one World: SCRIPT
+// FLUSH would empty every client's script cache, and any other process
+// that loads its scripts again would refill this World's.
+func (w *World) Restart(ctx context.Context) error {
+	if !w.Embedded() {
+		return errors.New("a restart of Redis is staged on the embedded server only")
+	}
+	if err := w.admin.FlushAll(ctx).Err(); err != nil {
+		return fmt.Errorf("restarting Redis (FLUSHALL): %w", err)
+	}
+	if err := w.admin.ScriptFlush(ctx).Err(); err != nil {
+		return fmt.Errorf("restarting Redis (SCRIPT FLUSH): %w", err)
+	}
+	return nil
+}
+
+// TTLs returns the time to live of each key of the World in the scene, by
+// the name the shops gave it; a key with none has a negative one.
+func (w *World) TTLs(ctx context.Context) (map[string]time.Duration, error) {
+	keys, err := w.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Duration, len(keys))
+	for _, k := range keys {
+		out[k.Name] = k.TTL
+		if k.Forever {
+			out[k.Name] = -1
+		}
+	}
+	return out, nil
+}
+
+// Untimed is a key a shop left without a time to live, and the command
+// after which it was seen so.
+type Untimed struct {
+	Shop int    // the instance, from 0
+	Sent string // the command, or the pipeline's commands
+	Key  string
+}
+
+// WatchTTLs makes each of taps look at the World after each command (or
+// pipeline, or MULTI/EXEC) that may write, and note any key with no time
+// to live, with the index of its tap as the instance. It decides from the
+// server's state, whatever commands wrote the key: SETNX then EXPIRE,
+// RPUSH then EXPIRE, INCR in one script and EXPIRE in another are each
+// seen between their two commands, and a MULTI/EXEC or a script that does
+// both at once is not. It returns what has been seen so far.
+func (w *World) WatchTTLs(taps []*Tap) func() []Untimed {
+	var mu sync.Mutex
+	var seen []Untimed
+	for i, t := range taps {
+		t.After(func(ctx context.Context, sent string) {
+			keys, err := w.Keys(context.WithoutCancel(ctx))
+			if err != nil {
+				return
+			}
+			for _, k := range keys {
+				if k.Forever {
+					mu.Lock()
+					seen = append(seen, Untimed{Shop: i, Sent: sent, Key: k.Name})
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	return func() []Untimed {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}

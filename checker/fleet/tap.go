@@ -1,4 +1,4 @@
-package case10
+package fleet
 
 import (
 	"context"
@@ -13,41 +13,47 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// command is one Redis command as a shop sent it, with its keys as the shop
+// Command is one Redis command as a shop sent it, with its keys as the shop
 // named them (without the namespace of a shared server).
-type command struct {
-	name string   // "set", lower case
-	args []string // every argument after the name
-	keys []string
-	// known is set when the checker knows where the command's keys are.
-	known bool
-	// noScript is set when Redis did not know the script of an EVALSHA:
+type Command struct {
+	Name string   // "set", lower case
+	Args []string // every argument after the name
+	Keys []string
+	// Known is set when the checker knows where the command's keys are.
+	Known bool
+	// NoScript is set when Redis did not know the script of an EVALSHA:
 	// the command did nothing, and the client sends EVAL next.
-	noScript bool
-	// at is when the command was sent, on the tap's clock, and reply what
-	// Redis answered (for the story's timelines).
-	at    time.Time
-	reply string
+	NoScript bool
+	// Reply is what Redis answered, when the answer is a number or a
+	// string: a value the server made, such as a counter's (empty
+	// otherwise, and for a pipeline's commands).
+	Reply string
+	// Said is what Redis answered, whatever it was, for a timeline: "OK",
+	// "(nil)", "error: ..." (empty for a pipeline's commands).
+	Said string
+	// At is when the command was sent, on the Tap's clock (zero without
+	// one).
+	At time.Time
 }
 
-func (c command) String() string {
-	return strings.TrimSpace(c.name + " " + strings.Join(c.args, " "))
+func (c Command) String() string {
+	return strings.TrimSpace(c.Name + " " + strings.Join(c.Args, " "))
 }
 
-// attempt reports whether the command may take a lock on one of keys: it
+// Attempt reports whether the command may take a lock on one of keys: it
 // names one of them and may create it. Reads, deletes and changes of
 // expiry cannot, and neither can a script Redis did not run. A script's
 // ARGV, and the arguments of a command the checker does not know, may
 // name a key too: for those, any argument counts.
-func (c command) attempt(keys []string) bool {
-	if readers[c.name] || unmakers[c.name] || c.noScript {
+func (c Command) Attempt(keys []string) bool {
+	if readers[c.Name] || unmakers[c.Name] || c.NoScript {
 		return false
 	}
-	if c.names(keys) {
+	if c.Names(keys) {
 		return true
 	}
-	if scripted[c.name] || !c.known {
-		for _, a := range c.args {
+	if scripted[c.Name] || !c.Known {
+		for _, a := range c.Args {
 			if slices.Contains(keys, a) {
 				return true
 			}
@@ -56,14 +62,14 @@ func (c command) attempt(keys []string) bool {
 	return false
 }
 
-// conditional reports whether the command may take a lock: a SET with NX,
+// Conditional reports whether the command may take a lock: a SET with NX,
 // a SETNX, or a script.
-func (c command) conditional() bool {
+func (c Command) Conditional() bool {
 	switch {
-	case c.name == "setnx", scripted[c.name]:
+	case c.Name == "setnx", scripted[c.Name]:
 		return true
-	case c.name == "set":
-		for _, a := range c.args {
+	case c.Name == "set":
+		for _, a := range c.Args {
 			if strings.EqualFold(a, "nx") {
 				return true
 			}
@@ -72,9 +78,12 @@ func (c command) conditional() bool {
 	return false
 }
 
-// names reports whether the command names any of the keys.
-func (c command) names(keys []string) bool {
-	for _, k := range c.keys {
+// Scripted reports whether the command runs a script or a function.
+func (c Command) Scripted() bool { return scripted[c.Name] }
+
+// Names reports whether the command names any of the keys.
+func (c Command) Names(keys []string) bool {
+	for _, k := range c.Keys {
 		if slices.Contains(keys, k) {
 			return true
 		}
@@ -97,7 +106,7 @@ var (
 	scripted = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
 	// Channels are not keys: go-redis sends SUBSCRIBE on a connection of
 	// its own, past the tap, so PUBLISH's channel is left as it is too.
-	keyless = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset " +
+	keyless = set("hello client ping echo script info time auth select quit multi exec discard unwatch Command readonly readwrite reset " +
 		"publish spublish subscribe unsubscribe psubscribe punsubscribe ssubscribe sunsubscribe pubsub")
 	errNoKeys = "the checker cannot tell which arguments of %s are keys, so it cannot keep them apart from other runs on a shared server; use GET, SET, DEL, EVAL and the like"
 )
@@ -151,39 +160,69 @@ func keyIndexes(name string, args []string) ([]int, bool) {
 	return nil, false
 }
 
-// tap sits in front of one instance's Redis client. It logs the commands
+// Tap sits in front of one instance's Redis client. It logs the commands
 // the instance sends, can hold one of them until the checker lets it go,
-// and on a shared server puts every key under the world's namespace, so
-// that checks running side by side never see each other's keys.
-type tap struct {
+// and on a shared server puts every key under the World's namespace, so
+// that checks running side by side never see each other's keys. Make one
+// with NewTap and give it to World.Client.
+type Tap struct {
 	ns  string           // "" on the embedded server
-	now func() time.Time // the scene's clock, for each command's time; nil for none
+	now func() time.Time // the scene's clock, for each command's At; nil for none
+	// still, when set (on a real server), is called after each command
+	// that may write, to hold the keys just written still in Redis's time
+	// (see World.holdStill): names are the keys written, and all says
+	// some are not known.
+	still func(ctx context.Context, names []string, all bool)
+
+	mu sync.Mutex
 	// after, when set, is called once each command or pipeline that may
-	// write has run, with what was sent (see fleet.watchTTLs).
+	// write has run, with what was sent (see After).
 	after func(ctx context.Context, sent string)
 	// note, when set, is called with each command once Redis has answered
-	// it (the story's timelines).
-	note func(command)
-
-	mu   sync.Mutex
-	log  []command
-	hold *hold
+	// it (see Note).
+	note func(Command)
+	log  []Command
+	hold *Hold
+	// faults are armed by Fail and CancelAfter, in the order armed.
+	faults []*fault
 }
 
-// hold stops the first command that match accepts, before it is sent.
-type hold struct {
-	match   func(command) bool // called under the tap's lock
+// NewTap returns a Tap that stamps each command with now's time (nil for
+// none).
+func NewTap(now func() time.Time) *Tap { return &Tap{now: now} }
+
+// After has fn called once each command, pipeline or MULTI/EXEC that may
+// write has run, on the shop's own goroutine, with what was sent, as one
+// line with the shops' own key names. Redis cannot run anything of that
+// instance's in between, so fn sees the state the command left.
+func (t *Tap) After(fn func(ctx context.Context, sent string)) {
+	t.mu.Lock()
+	t.after = fn
+	t.mu.Unlock()
+}
+
+// Note has fn called with each command once Redis has answered it, for a
+// story's timeline.
+func (t *Tap) Note(fn func(Command)) {
+	t.mu.Lock()
+	t.note = fn
+	t.mu.Unlock()
+}
+
+// Hold stops the first command that its match accepts, before it is sent.
+type Hold struct {
+	match   func(Command) bool // called under the Tap's lock
 	reached chan struct{}      // closed when a command is held
 	release chan struct{}      // closed by the checker to send it on
-	held    command
+	held    Command
 	once    sync.Once
 }
 
 // Release lets the held command go, or disarms a hold that caught nothing.
-func (h *hold) Release() { h.once.Do(func() { close(h.release) }) }
+func (h *Hold) Release() { h.once.Do(func() { close(h.release) }) }
 
 // Reached reports whether a command is being held.
-func (h *hold) Reached() bool {
+func (h *Hold) Reached() bool {
 	select {
 	case <-h.reached:
 		return true
@@ -192,27 +231,40 @@ func (h *hold) Reached() bool {
 	}
 }
 
-// Hold arms a hold for the first command from now on that match accepts.
-func (t *tap) Hold(match func(command) bool) *hold {
-	h := &hold{match: match, reached: make(chan struct{}), release: make(chan struct{})}
+// Hold arms a hold for the first command from now on that match accepts,
+// in place of any hold armed before.
+func (t *Tap) Hold(match func(Command) bool) *Hold {
+	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{})}
 	t.mu.Lock()
 	t.hold = h
 	t.mu.Unlock()
 	return h
 }
 
+// Disarm releases the hold armed last, if any: the command it holds goes
+// on, and one it has not caught yet is not held.
+func (t *Tap) Disarm() {
+	t.mu.Lock()
+	h := t.hold
+	t.hold = nil
+	t.mu.Unlock()
+	if h != nil {
+		h.Release()
+	}
+}
+
 // Log returns the commands sent so far.
-func (t *tap) Log() []command {
+func (t *Tap) Log() []Command {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.log)
 }
 
 // DialHook implements redis.Hook.
-func (t *tap) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (t *Tap) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 // ProcessHook implements redis.Hook.
-func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		at, restore, err := t.see(cmd)
 		if err != nil {
@@ -223,27 +275,45 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		restore()
 		t.done(at, cmd, err)
 		t.written(ctx, cmd)
+		t.cancelAfter(ctx, at)
 		return err
 	}
 }
 
 // written calls after, if set, once cmds have run, unless every one of
 // them only reads.
-func (t *tap) written(ctx context.Context, cmds ...redis.Cmder) {
+func (t *Tap) written(ctx context.Context, cmds ...redis.Cmder) {
 	t.mu.Lock()
 	after := t.after
 	t.mu.Unlock()
-	if after == nil {
+	if after == nil && t.still == nil {
 		return
 	}
-	var sent []string
-	writes := false
+	var sent, names []string
+	writes, all := false, false
 	for _, cmd := range cmds {
 		name := strings.ToLower(argString(cmd.Args()[0]))
-		writes = writes || !readers[name] && !keyless[name] || name == "exec"
+		write := !readers[name] && !keyless[name]
+		writes = writes || write || name == "exec"
 		sent = append(sent, shortArgs(cmd.Args()))
+		if !write {
+			continue
+		}
+		args := make([]string, len(cmd.Args()))
+		for i, a := range cmd.Args() {
+			args[i] = argString(a)
+		}
+		idx, known := keyIndexes(name, args)
+		// A script may write keys it was not given.
+		all = all || !known || scripted[name]
+		for _, i := range idx {
+			names = append(names, strings.TrimPrefix(args[i], t.ns))
+		}
 	}
-	if writes {
+	if writes && t.still != nil {
+		t.still(ctx, names, all)
+	}
+	if writes && after != nil {
 		joined := strings.Join(sent, "; ")
 		if t.ns != "" {
 			joined = strings.ReplaceAll(joined, t.ns, "")
@@ -258,11 +328,11 @@ func shortArgs(args []any) string {
 	for i, a := range args {
 		out[i] = argString(a)
 	}
-	return shorten(strings.Join(out, " "))
+	return Shorten(strings.Join(out, " "))
 }
 
 // ProcessPipelineHook implements redis.Hook.
-func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		for _, cmd := range cmds {
 			_, restore, err := t.see(cmd)
@@ -281,7 +351,7 @@ func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 // see logs a command, holds it if the checker asked, and namespaces its
 // keys. It returns the command's place in the log, and a function that
 // puts the shop's own key names back.
-func (t *tap) see(cmd redis.Cmder) (int, func(), error) {
+func (t *Tap) see(cmd redis.Cmder) (int, func(), error) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
@@ -289,14 +359,14 @@ func (t *tap) see(cmd redis.Cmder) (int, func(), error) {
 	}
 	name := strings.ToLower(args[0])
 	idx, known := keyIndexes(name, args)
-	c := command{name: name, args: args[1:], known: known}
+	c := Command{Name: name, Args: args[1:], Known: known}
+	if t.now != nil {
+		c.At = t.now()
+	}
 	for _, i := range idx {
-		c.keys = append(c.keys, args[i])
+		c.Keys = append(c.Keys, args[i])
 	}
 
-	if t.now != nil {
-		c.at = t.now()
-	}
 	t.mu.Lock()
 	at := len(t.log)
 	t.log = append(t.log, c)
@@ -310,6 +380,9 @@ func (t *tap) see(cmd redis.Cmder) (int, func(), error) {
 	if caught {
 		close(h.reached)
 		<-h.release
+	}
+	if err := t.failed(at, c); err != nil {
+		return at, nil, err
 	}
 
 	if t.ns == "" {
@@ -325,12 +398,15 @@ func (t *tap) see(cmd redis.Cmder) (int, func(), error) {
 	return at, func() { copy(raw, saved) }, nil
 }
 
-// done notes how the command at place at in the log ended.
-func (t *tap) done(at int, cmd redis.Cmder, err error) {
+// done notes how the command at place at in the log ended: what Redis
+// said, and whether it knew the script.
+func (t *Tap) done(at int, cmd redis.Cmder, err error) {
+	reply := valueOf(cmd)
 	t.mu.Lock()
-	t.log[at].reply = replyOf(cmd, err)
+	t.log[at].Reply = reply
+	t.log[at].Said = saidOf(cmd, err)
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		t.log[at].noScript = true
+		t.log[at].NoScript = true
 	}
 	c, note := t.log[at], t.note
 	t.mu.Unlock()
@@ -339,8 +415,25 @@ func (t *tap) done(at int, cmd redis.Cmder, err error) {
 	}
 }
 
-// replyOf says what Redis answered a command, for a timeline.
-func replyOf(cmd redis.Cmder, err error) string {
+// valueOf is a command's answer when it is a number or a string: a value
+// the server made, such as a counter's.
+func valueOf(cmd redis.Cmder) string {
+	switch c := cmd.(type) {
+	case *redis.IntCmd:
+		return strconv.FormatInt(c.Val(), 10)
+	case *redis.StringCmd:
+		return c.Val()
+	case *redis.Cmd:
+		switch v := c.Val().(type) {
+		case string, int64:
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// saidOf says what Redis answered a command, for a timeline.
+func saidOf(cmd redis.Cmder, err error) string {
 	switch {
 	case errors.Is(err, redis.Nil):
 		return "(nil)"
@@ -373,10 +466,10 @@ func argString(a any) string {
 }
 
 // nth returns a match that accepts the k-th command naming a key (k from 1).
-func nth(k int) func(command) bool {
+func Nth(k int) func(Command) bool {
 	seen := 0
-	return func(c command) bool {
-		if len(c.keys) == 0 {
+	return func(c Command) bool {
+		if len(c.Keys) == 0 {
 			return false
 		}
 		seen++
@@ -386,6 +479,15 @@ func nth(k int) func(command) bool {
 
 // attemptOn returns a match that accepts the first command that may take a
 // lock on one of keys.
-func attemptOn(keys []string) func(command) bool {
-	return func(c command) bool { return c.attempt(keys) }
+func AttemptOn(keys []string) func(Command) bool {
+	return func(c Command) bool { return c.Attempt(keys) }
+}
+
+// Shorten folds a command's whitespace and cuts it to a line of a message.
+func Shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 90 {
+		return s[:87] + "..."
+	}
+	return s
 }

@@ -1,0 +1,164 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// The faults a scene can stage, for the checks that a shop survives them:
+// a Redis command that fails (Tap.Fail) or stalls (Tap.Hold), a visitor
+// whose context is cancelled between two of the shop's commands
+// (Tap.CancelAfter), an instance whose clock is off (Clock.Skewed), and a
+// database query that hangs, fails, panics or is slow (the Query hooks).
+// Each only delays a goroutine or makes a call fail as production can; none
+// makes a call return what the server did not say.
+
+// fault is one armed fault of a Tap.
+type fault struct {
+	match func(Command) bool
+	err   error // Fail: what the command returns; nil for CancelAfter
+	left  int   // how many more commands it strikes; < 0 for every one
+	// cancel is set by CancelAfter.
+	cancel bool
+}
+
+// Fail makes the next n commands that match accepts fail with err, without
+// reaching Redis (n < 0: every one from now on). It is how a scene stages
+// a Redis that refuses writes, times out or drops the connection: go-redis
+// hands the shop err as the command's error.
+func (t *Tap) Fail(match func(Command) bool, err error, n int) {
+	t.mu.Lock()
+	t.faults = append(t.faults, &fault{match: match, err: err, left: n})
+	t.mu.Unlock()
+}
+
+// CancelAfter cancels the context of the call that sent the next command
+// match accepts, once Redis has answered it: the shop goes on to its next
+// statement with its visitor gone, as a server's handler does when the
+// client hangs up. The call's context must come from WithCancel; for any
+// other, CancelAfter does nothing.
+func (t *Tap) CancelAfter(match func(Command) bool) {
+	t.mu.Lock()
+	t.faults = append(t.faults, &fault{match: match, left: 1, cancel: true})
+	t.mu.Unlock()
+}
+
+// failed returns the error a Fail armed for c, the command at place at of
+// the log, and notes it there; nil when no fault strikes it.
+func (t *Tap) failed(at int, c Command) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range t.faults {
+		if f.cancel || f.left == 0 || !f.match(c) {
+			continue
+		}
+		if f.left > 0 {
+			f.left--
+		}
+		t.log[at].Said = "error: " + f.err.Error()
+		return f.err
+	}
+	return nil
+}
+
+// cancelAfter cancels ctx when a CancelAfter matches the command at place
+// at of the log.
+func (t *Tap) cancelAfter(ctx context.Context, at int) {
+	t.mu.Lock()
+	var strike bool
+	for _, f := range t.faults {
+		if f.cancel && f.left != 0 && f.match(t.log[at]) {
+			f.left--
+			strike = true
+			break
+		}
+	}
+	t.mu.Unlock()
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); strike && ok {
+		cancel()
+	}
+}
+
+// cancelKey is the context key under which WithCancel keeps its cancel.
+type cancelKey struct{}
+
+// WithCancel is context.WithCancel, with the cancel function kept in the
+// context so that Tap.CancelAfter can cancel the call in the middle.
+func WithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	return context.WithValue(ctx, cancelKey{}, cancel), cancel
+}
+
+// Skewed returns a view of c that is off by offset: an instance whose
+// clock runs offset ahead (or behind, when negative) of the others'. Its
+// sleeps last as long as c's.
+func (c *Clock) Skewed(offset time.Duration) clock.Clock { return skewed{c, offset} }
+
+type skewed struct {
+	c      *Clock
+	offset time.Duration
+}
+
+func (s skewed) Now() time.Time { return s.c.Now().Add(s.offset) }
+
+func (s skewed) Sleep(ctx context.Context, d time.Duration) error { return s.c.Sleep(ctx, d) }
+
+// Hang is a query that never answers: it waits until its caller's context
+// is done, or until over is (a scene's end; nil for none), and returns the
+// context's error.
+func Hang(over context.Context) catalog.Hook {
+	return func(ctx context.Context, _ string) error {
+		if over == nil {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-over.Done():
+			return fmt.Errorf("the query hung until the scene ended: %w", context.Canceled)
+		}
+	}
+}
+
+// FailWith is a query that fails at once with err, as a database that is
+// down does.
+func FailWith(err error) catalog.Hook {
+	return func(context.Context, string) error { return err }
+}
+
+// PanicWith is a query whose driver panics with v, on the goroutine that
+// called the database, wherever the shop runs it.
+func PanicWith(v any) catalog.Hook {
+	return func(context.Context, string) error { panic(v) }
+}
+
+// Slow is a query that takes d more on c, the scene's clock, or until its
+// caller's context is done.
+func Slow(c clock.Clock, d time.Duration) catalog.Hook {
+	return func(ctx context.Context, _ string) error { return c.Sleep(ctx, d) }
+}
+
+// NthQuery applies hook to the queries numbered in n (from 1, in the order the
+// database sees them) and lets the others through: FailWith on the first
+// query only is NthQuery(FailWith(err), 1).
+func NthQuery(hook catalog.Hook, n ...int) catalog.Hook {
+	var mu sync.Mutex
+	seen := 0
+	return func(ctx context.Context, shelf string) error {
+		mu.Lock()
+		seen++
+		strike := slices.Contains(n, seen)
+		mu.Unlock()
+		if !strike {
+			return nil
+		}
+		return hook(ctx, shelf)
+	}
+}

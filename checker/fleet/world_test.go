@@ -1,0 +1,156 @@
+package fleet_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// stage opens an embedded World with one instance's client behind a Tap.
+func stage(t *testing.T) (*fleet.Stage, *fleet.Tap, *redis.Client) {
+	t.Helper()
+	h := harness.New(context.Background(), "stampede/checker/fleet", harness.DefaultBound)
+	w, err := fleet.Open(h.Context(), "")
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	s := &fleet.Stage{H: h, World: w, Clock: fleet.NewClock()}
+	tap := fleet.NewTap(s.Clock.Now)
+	return s, tap, w.Client(tap)
+}
+
+// A key ages with the scene's clock and nothing else, and expires when its
+// time is up; a kept key keeps the time to live it was listed with.
+func TestAdvanceAgesKeysWithTheScene(t *testing.T) {
+	s, _, rdb := stage(t)
+	ctx := context.Background()
+	require.NoError(t, rdb.Set(ctx, "lock:a", "t", 2*time.Second).Err())
+	require.NoError(t, rdb.Set(ctx, "shelf:a", "v", 30*time.Second).Err())
+	require.NoError(t, rdb.Set(ctx, "forever", "v", 0).Err())
+
+	require.NoError(t, s.World.Advance(ctx, 1500*time.Millisecond, nil))
+	ttls, err := s.World.TTLs(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]time.Duration{"lock:a": 500 * time.Millisecond, "shelf:a": 28500 * time.Millisecond, "forever": -1}, ttls)
+
+	keys, err := s.World.Keys(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "lock:a", keys[1].Name)
+	require.NoError(t, s.World.Advance(ctx, 400*time.Millisecond, keys[1:2]))
+	ttls, err = s.World.TTLs(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 500*time.Millisecond, ttls["lock:a"], "a kept key keeps its time to live")
+	assert.Equal(t, 28100*time.Millisecond, ttls["shelf:a"])
+
+	require.NoError(t, s.World.Advance(ctx, time.Second, nil))
+	_, ok, err := s.World.Get(ctx, "lock:a")
+	require.NoError(t, err)
+	assert.False(t, ok, "its time is up")
+	vals, err := s.World.Values(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"shelf:a": "v", "forever": "v"}, vals)
+}
+
+// Drive moves the clock, Redis's with it, until the condition holds; a
+// condition that never holds ends at the limit with ErrNoBound, and a wait
+// on nothing is a *harness.Stuck.
+func TestDriveMovesBothClocks(t *testing.T) {
+	s, _, rdb := stage(t)
+	ctx := context.Background()
+	require.NoError(t, rdb.Set(ctx, "lock:a", "t", 2*time.Second).Err())
+	done := make(chan struct{})
+	go func() { // a poller that waits for the lock to expire, 50 ms at a time
+		defer close(done)
+		for rdb.Exists(ctx, "lock:a").Val() == 1 {
+			if s.Clock.Sleep(ctx, 50*time.Millisecond) != nil {
+				return
+			}
+		}
+	}()
+	finished := func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	}
+	require.NoError(t, s.Drive(finished, time.Minute))
+	assert.Equal(t, 2*time.Second, s.Clock.Elapsed(), "the poller saw the lock go at its expiry, not later")
+
+	var stuck *harness.Stuck
+	assert.True(t, errors.As(s.Drive(func() bool { return false }, time.Second), &stuck), "nobody sleeps on the clock: nothing will ever move")
+
+	go func() { // a poller that never gives up
+		for s.Clock.Sleep(ctx, 100*time.Millisecond) == nil {
+		}
+	}()
+	start := s.Clock.Now()
+	assert.ErrorIs(t, s.Drive(func() bool { return false }, time.Second), fleet.ErrNoBound)
+	assert.Equal(t, time.Second, s.Clock.Now().Sub(start), "Drive gives up at its limit")
+}
+
+// A Tap logs what the shop sent by the shop's names, fails what Fail arms,
+// and cancels the caller's context after what CancelAfter arms.
+func TestTapFaults(t *testing.T) {
+	_, tap, rdb := stage(t)
+	ctx := context.Background()
+	down := errors.New("READONLY You can't write against a read only replica")
+	tap.Fail(func(c fleet.Command) bool { return c.Name == "set" }, down, 1)
+	assert.ErrorIs(t, rdb.Set(ctx, "k", "v", time.Second).Err(), down)
+	require.NoError(t, rdb.Set(ctx, "k", "v", time.Second).Err(), "one failure, then Redis again")
+
+	call, cancel := fleet.WithCancel(ctx)
+	defer cancel()
+	tap.CancelAfter(func(c fleet.Command) bool { return c.Name == "get" })
+	require.NoError(t, rdb.Get(call, "k").Err(), "the command itself is answered")
+	assert.ErrorIs(t, call.Err(), context.Canceled, "and then the visitor is gone")
+
+	var sent []fleet.Command // the shop's own commands, without the client's HELLO
+	for _, c := range tap.Log() {
+		if len(c.Keys) > 0 {
+			sent = append(sent, c)
+		}
+	}
+	require.Len(t, sent, 3)
+	assert.Equal(t, "error: "+down.Error(), sent[0].Said)
+	assert.Equal(t, "OK", sent[1].Said)
+	assert.Equal(t, "v", sent[2].Reply)
+	assert.Equal(t, fleet.Start(), sent[2].At)
+}
+
+// A skewed clock is off by its offset and sleeps on the scene's clock.
+func TestSkewedClock(t *testing.T) {
+	c := fleet.NewClock()
+	fast := c.Skewed(30 * time.Second)
+	assert.Equal(t, fleet.Start().Add(30*time.Second), fast.Now())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, fast.Sleep(ctx, time.Second), context.Canceled)
+}
+
+// The query faults strike the queries they are given, and only those.
+func TestQueryFaults(t *testing.T) {
+	ctx := context.Background()
+	down := errors.New("connection refused")
+	db := catalog.New(catalog.WithCost(0), catalog.WithHook(fleet.NthQuery(fleet.FailWith(down), 2)))
+	_, err := db.Top(ctx, catalog.Bestsellers)
+	require.NoError(t, err)
+	_, err = db.Top(ctx, catalog.Bestsellers)
+	assert.ErrorIs(t, err, down)
+	_, err = db.Top(ctx, catalog.Bestsellers)
+	require.NoError(t, err)
+
+	over, end := context.WithCancel(ctx)
+	end()
+	assert.ErrorIs(t, fleet.Hang(over)(ctx, "x"), context.Canceled, "a hung query ends with the scene")
+	assert.PanicsWithValue(t, "driver: nil connection", func() { _ = fleet.PanicWith("driver: nil connection")(ctx, "x") })
+}
