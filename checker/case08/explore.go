@@ -690,7 +690,7 @@ func (x *xworld) drive(done func() bool, evs []xevent) error {
 		}
 		if !ok {
 			if x.s.world.embedded() || grace >= 5 {
-				return &harness.Stuck{Why: "waiting for something that never comes", Places: []string{x.s.h.Blocked()}}
+				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: []string{x.s.h.Blocked()}}
 			}
 			grace++
 			time.Sleep(20 * time.Millisecond)
@@ -759,7 +759,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 		case errors.Is(err, errNoBound):
 			x.fail("%s still waiting after %v of the shop's clock", who, patience)
 		case errors.As(err, &st) && (!slices.ContainsFunc(st.Places, inShop) ||
-			strings.HasPrefix(st.Why, "still running") && !st.Looping):
+			st.Cause == harness.Running && !st.Looping):
 			res.restless = true
 			x.fail("the shop never came to rest: %v", err)
 		default:

@@ -143,7 +143,7 @@ func (s *scene) rest() error {
 			seen, deadline = n, now.Add(s.h.Bound())
 		}
 		if now.After(deadline) || now.After(last) {
-			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
+			return &harness.Stuck{Cause: harness.Running, Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
 		}
 		time.Sleep(50 * time.Microsecond)
 	}
@@ -172,7 +172,7 @@ func (s *scene) Drive(done func() bool, limit time.Duration) error {
 		next, ok := s.clk.Next()
 		if !ok {
 			if s.world.embedded() || grace >= 5 {
-				return &harness.Stuck{Why: "waiting for something that never comes", Places: []string{s.h.Blocked()}}
+				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: []string{s.h.Blocked()}}
 			}
 			// On a real server an answer can be on its way in the kernel
 			// with its reader not yet woken: look again, a few times.

@@ -608,7 +608,7 @@ func restless(st *harness.Stuck) bool {
 		return true
 	}
 	shops := func(p string) bool { return !strings.Contains(p, "the checker's own code") }
-	return strings.HasPrefix(st.Why, "still running") && !st.Looping && !slices.ContainsFunc(st.Places, shops)
+	return st.Cause == harness.Running && !st.Looping && !slices.ContainsFunc(st.Places, shops)
 }
 
 // judge holds every visitor to rules 1, 2, 3, 5 and 6.

@@ -704,7 +704,7 @@ func (w *xworld) result() xresult {
 // a shop that never rests in three plays (a busy loop) fails.
 func restless(err error) bool {
 	var st *harness.Stuck
-	return errors.As(err, &st) && strings.HasPrefix(st.Why, "still running")
+	return errors.As(err, &st) && st.Cause == harness.Running
 }
 
 // judgeVisitors holds every visitor to rules 1, 2 and 5.

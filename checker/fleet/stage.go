@@ -54,7 +54,7 @@ func (s *Stage) Settle() error {
 			streak = 0
 		}
 		if time.Now().After(deadline) {
-			return &harness.Stuck{Why: fmt.Sprintf("still running after %v", s.H.Bound()), Places: s.Places()}
+			return &harness.Stuck{Cause: harness.Running, Why: fmt.Sprintf("still running after %v", s.H.Bound()), Places: s.Places()}
 		}
 		if err := s.H.Context().Err(); err != nil {
 			return err
@@ -142,7 +142,7 @@ func (s *Stage) Drive(done func() bool, limit time.Duration) error {
 		next, ok := s.Clock.Upcoming()
 		if !ok {
 			if s.World.Embedded() || grace >= 5 {
-				return &harness.Stuck{Why: "waiting for something that never comes", Places: s.Places()}
+				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: s.Places()}
 			}
 			// On a real server a reply can be on its way in the kernel
 			// with its reader not yet woken: look again, a few times.

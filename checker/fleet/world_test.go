@@ -88,6 +88,7 @@ func TestDriveMovesBothClocks(t *testing.T) {
 
 	var stuck *harness.Stuck
 	assert.True(t, errors.As(s.Drive(func() bool { return false }, time.Second), &stuck), "nobody sleeps on the clock: nothing will ever move")
+	assert.Equal(t, harness.Deadlocked, stuck.Cause)
 
 	go func() { // a poller that never gives up
 		for s.Clock.Sleep(ctx, 100*time.Millisecond) == nil {

@@ -148,7 +148,7 @@ func (c *Crowd[T]) Wait() error {
 				return false
 			}
 		}
-		deadlock = c.h.stuck(gs, "deadlocked")
+		deadlock = c.h.stuck(gs, Deadlocked, "deadlocked")
 		return true
 	}, c.done, time.Millisecond, wallBudget(c.h.bound))
 	if err != nil {
@@ -207,5 +207,5 @@ func (c *Crowd[T]) WhereOf(pick func(i int) bool) string {
 			mine = append(mine, g)
 		}
 	}
-	return strings.Join(c.h.stuck(mine, "").Places, "; ")
+	return strings.Join(c.h.stuck(mine, 0, "").Places, "; ")
 }

@@ -101,12 +101,12 @@ func (h *H) Watch(done <-chan struct{}, cpu, wall time.Duration) error {
 				return false
 			}
 		}
-		deadlock = h.describe(gs, "deadlocked", h.mine)
+		deadlock = h.describe(gs, Deadlocked, "deadlocked", h.mine)
 		return true
 	}, done, 20*time.Millisecond, budgets...)
 	var st *Stuck
 	if errors.As(err, &st) {
-		return h.describe(h.others(), st.Why, h.mine)
+		return h.describe(h.others(), st.Cause, st.Why, h.mine)
 	}
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, every
 		}
 		for _, b := range budgets {
 			if b.spent() > b.limit {
-				return h.stuck(gs, fmt.Sprintf("still running after %v%s", b.limit, b.of))
+				return h.stuck(gs, Running, fmt.Sprintf("still running after %v%s", b.limit, b.of))
 			}
 		}
 		select {
@@ -189,8 +189,9 @@ const MaxGoroutines = 4000
 // flood describes a process with more than MaxGoroutines goroutines.
 func (h *H) flood(gs []stack.Goroutine) *Stuck {
 	st := &Stuck{
-		Why:  fmt.Sprintf("more than %d goroutines alive at once", MaxGoroutines),
-		Hint: "a goroutine started on every call that never ends, or a loop that starts goroutines without bound",
+		Cause: Flood,
+		Why:   fmt.Sprintf("more than %d goroutines alive at once", MaxGoroutines),
+		Hint:  "a goroutine started on every call that never ends, or a loop that starts goroutines without bound",
 	}
 	count := map[stack.Frame]int{}
 	var best stack.Frame
@@ -235,8 +236,28 @@ func all(gs []stack.Goroutine, ok func(stack.Goroutine) bool) bool {
 	return true
 }
 
+// Cause is why a process did not come to rest, for the code that decides
+// what a Stuck means: a driver or an explorer asks the Cause, never Why's
+// words.
+type Cause int
+
+const (
+	// Running is the hang bound run out with some goroutine still at
+	// work: code that never stops, or a machine too loaded to let it stop
+	// in time (Looping and Busy tell which is likelier).
+	Running Cause = iota + 1
+	// Deadlocked is every goroutine waiting for something that no
+	// goroutine and no timer will ever do: a lock nobody releases, a
+	// channel nobody sends on, or, in a scene on a virtual clock, a wait
+	// while nobody sleeps on the clock.
+	Deadlocked
+	// Flood is more than MaxGoroutines goroutines alive at once.
+	Flood
+)
+
 // Stuck says where visitors are stuck, in the student's own lines.
 type Stuck struct {
+	Cause  Cause
 	Why    string   // "deadlocked", "still running after 5s"
 	Places []string // "49 visitors stuck at cases/case01/shop.go:31 in sync.Mutex.Lock"
 	Hint   string   // the likely cause
@@ -300,8 +321,8 @@ func printing(gs []stack.Goroutine, pick func(stack.Goroutine) bool) bool {
 func running(state string) bool { return state == "running" || state == "runnable" }
 
 // stuck describes the crowds' visitors among gs.
-func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
-	s := h.describe(gs, why, isVisitor)
+func (h *H) stuck(gs []stack.Goroutine, cause Cause, why string) *Stuck {
+	s := h.describe(gs, cause, why, isVisitor)
 	// A helper of the code's own (no visitor) that runs is a loop too.
 	for _, g := range gs {
 		if running(g.State) && h.mine(g) {
@@ -314,8 +335,8 @@ func (h *H) stuck(gs []stack.Goroutine, why string) *Stuck {
 // describe says where the goroutines among gs that pick chooses are, in
 // the student's lines. Running goroutines come first: a loop that never
 // ends is the cause, and goroutines waiting behind it are the effect.
-func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine) bool) *Stuck {
-	s := &Stuck{Why: why}
+func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(stack.Goroutine) bool) *Stuck {
+	s := &Stuck{Cause: cause, Why: why}
 	count, states := map[string]int{}, map[string]int{}
 	var order []string
 	spinning, held := false, false
@@ -359,16 +380,16 @@ func (h *H) describe(gs []stack.Goroutine, why string, pick func(stack.Goroutine
 	slices.SortStableFunc(order, func(a, b string) int {
 		return boolInt(!strings.HasPrefix(a, "still")) - boolInt(!strings.HasPrefix(b, "still"))
 	})
-	cause := ""
+	common := "" // the state most of them are in
 	for st, n := range states {
-		if n > states[cause] || n == states[cause] && st < cause {
-			cause = st
+		if n > states[common] || n == states[common] && st < common {
+			common = st
 		}
 	}
 	if s.Busy {
-		cause = "running"
+		common = "running"
 	}
-	s.Hint = likelyCause(cause)
+	s.Hint = likelyCause(common)
 	if s.Busy && (spinning || held) {
 		s.Hint = "busy-waiting: the visitors spin while the query runs instead of waiting for it; wait on a channel, a lock or a sync.Cond instead"
 	}

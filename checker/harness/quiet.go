@@ -48,7 +48,7 @@ func (h *H) Quiet(ready func() bool) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return h.stuck(h.others(), fmt.Sprintf("still running after %v", h.bound))
+			return h.stuck(h.others(), Running, fmt.Sprintf("still running after %v", h.bound))
 		}
 		pause(try)
 	}
@@ -196,7 +196,7 @@ func (h *H) Blocked() string {
 			mine = append(mine, g)
 		}
 	}
-	return strings.Join(h.stuck(mine, "").Places, "; ")
+	return strings.Join(h.stuck(mine, 0, "").Places, "; ")
 }
 
 // Idle reports, as cheaply as the runtime allows, whether every goroutine

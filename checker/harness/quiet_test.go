@@ -53,6 +53,7 @@ func TestQuietReportsCodeThatNeverRests(t *testing.T) {
 	var st *Stuck
 	require.ErrorAs(t, h.Quiet(func() bool { return true }), &st)
 	assert.Contains(t, st.Why, "still running")
+	assert.Equal(t, Running, st.Cause)
 	assert.False(t, h.Parked())
 	assert.False(t, h.Idle())
 }
@@ -71,6 +72,7 @@ func TestABusyProcessIsNotTheCodesLoop(t *testing.T) {
 	var st *Stuck
 	require.ErrorAs(t, h.Quiet(func() bool { return true }), &st)
 	assert.Contains(t, st.Why, "still running")
+	assert.Equal(t, Running, st.Cause)
 	assert.False(t, st.Looping)
 }
 

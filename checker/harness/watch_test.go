@@ -34,6 +34,7 @@ func TestWatchMeasuresAStoryByItsWork(t *testing.T) {
 	var st *Stuck
 	require.True(t, errors.As(err, &st), "%v", err)
 	assert.Equal(t, "still running after 300ms of CPU time", st.Why)
+	assert.Equal(t, Running, st.Cause)
 	assert.Less(t, time.Since(began), 30*time.Second)
 
 	stop.Store(false)
@@ -93,4 +94,21 @@ func TestWatcherIsLeftOutWhileItWorks(t *testing.T) {
 	assert.True(t, h.Parked(), "a busy watchdog does not count as a goroutine at work")
 	close(release)
 	<-done
+}
+
+// A crowd whose visitors all wait on a lock nobody will release is
+// Deadlocked, the cause a driver decides by; one that spins is Running.
+func TestStuckSaysItsCause(t *testing.T) {
+	h := New(context.Background(), "stampede/checker/harness", time.Second)
+	never := make(chan struct{})
+	c := Visit(h, 3, func(ctx context.Context, _ int) (int, error) {
+		<-never
+		return 0, nil
+	})
+	var st *Stuck
+	require.True(t, errors.As(c.Wait(), &st))
+	assert.Equal(t, Deadlocked, st.Cause)
+	assert.Equal(t, "deadlocked", st.Why)
+	close(never)
+	require.NoError(t, c.Wait())
 }
