@@ -36,7 +36,7 @@ import (
 // contexts end, by cancellation or by deadline. Every visitor's context
 // also ends when it leaves, as a request's does. Each scene is held to
 // rules that every correct answer keeps under every schedule (see
-// docs/design.md, "The explorer", case 9, for why none can fail a right
+// docs/explorer.md, case 9, for why none can fail a right
 // answer):
 //
 //  1. every list served is the source's list for its shelf;
