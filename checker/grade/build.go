@@ -163,7 +163,8 @@ func buildWorker(ctx context.Context, root string, target Target, race, trustImp
 // runs in a child of its own that calls only that target's code. It saves
 // a link per target, which is most of what building a worker costs once
 // the checker is compiled; the library grades each case's entries this
-// way. Targets kept outside the lab (Target.Src) cannot share a program.
+// way. A target kept outside the lab (Target.Src) has its files laid over
+// its own package folder, which need not exist.
 // When one target is refused or does not compile, no program is built,
 // and the error is that target's, as Build would give it.
 func BuildShared(ctx context.Context, root string, targets []Target, race bool) ([]*Worker, error) {
@@ -173,9 +174,6 @@ func BuildShared(ctx context.Context, root string, targets []Target, race bool) 
 	for _, t := range targets {
 		if t.Case.Number != targets[0].Case.Number {
 			return nil, fmt.Errorf("grade: %s and %s are of different cases", targets[0].Dir(), t.Dir())
-		}
-		if t.Src != "" {
-			return nil, fmt.Errorf("grade: %s is kept outside the lab and cannot share a worker", t.Dir())
 		}
 		if err := admit(root, t, false); err != nil {
 			return nil, err
@@ -270,8 +268,10 @@ func (w *Worker) build(ctx context.Context, targets []Target, race bool) error {
 		return fmt.Errorf("grade: %w", err)
 	}
 	replace := map[string]string{filepath.Join(w.root, "checker", "worker", bindFile): bind}
-	if err := w.overlaySrc(replace); err != nil {
-		return err
+	for _, t := range targets {
+		if err := overlaySrc(w.root, t, replace); err != nil {
+			return err
+		}
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
@@ -320,18 +320,19 @@ func init() {
 }
 
 // overlaySrc lays the files of a target kept outside the lab (Target.Src)
-// over its package folder: each Go file of Src replaces or adds the file of
-// that name, and the folder's other Go files are hidden.
-func (w *Worker) overlaySrc(replace map[string]string) error {
-	if w.Target.Src == "" {
+// over its package folder below root: each Go file of Src replaces or adds
+// the file of that name, and the folder's other Go files are hidden. The
+// folder need not exist.
+func overlaySrc(root string, t Target, replace map[string]string) error {
+	if t.Src == "" {
 		return nil
 	}
-	dst := filepath.Join(w.root, filepath.FromSlash(w.Target.Dir()))
+	dst := filepath.Join(root, filepath.FromSlash(t.Dir()))
 	own, _ := filepath.Glob(filepath.Join(dst, "*.go"))
 	for _, f := range own {
 		replace[f] = "" // hidden unless Src has a file of the same name
 	}
-	theirs, err := filepath.Glob(filepath.Join(w.Target.Src, "*.go"))
+	theirs, err := filepath.Glob(filepath.Join(t.Src, "*.go"))
 	if err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}

@@ -407,3 +407,27 @@ func TestSharedWorkerGradesEachTargetAsItsOwn(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, fixture("broken").Pkg, be.Target.Pkg, "the target that does not compile is named")
 }
+
+// A target kept outside the lab (Target.Src) is linked beside others under
+// an import path whose folder does not exist, as the library's wrong
+// entries are: its files are laid there, and its diagnoses name that path.
+func TestSharedWorkerLaysEachTargetsSource(t *testing.T) {
+	t.Parallel()
+	c, _ := checker.Find(1)
+	ctx := context.Background()
+	away := Target{Case: c, Pkg: check.Module + "/checker/grade/testdata/case01/nowhere", Src: filepath.Join(root(t), "checker/grade/testdata/case01/panics")}
+	ws, err := BuildShared(ctx, root(t), []Target{Solution(c), away}, true)
+	require.NoError(t, err)
+	defer func() {
+		for _, w := range ws {
+			w.Close()
+		}
+	}()
+	res, err := ws[1].Grade(ctx, Options{Root: root(t), Only: func(i check.Info) bool { return i.ID != "race" && i.ID != "explore" }})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Results)
+	for _, r := range res.Results {
+		assert.Equal(t, check.Fail, r.Status, "check %s", r.ID)
+		assert.Contains(t, r.Message, "at checker/grade/testdata/case01/nowhere/shop.go:15", "check %s", r.ID)
+	}
+}
