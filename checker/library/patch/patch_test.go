@@ -56,7 +56,7 @@ func TestApply(t *testing.T) {
 	got, err := e.Apply(map[string]string{"shop.go": base, "old.go": "package shop\n"})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
-		"shop.go": "package shop\n\nvar release = `\nreturn redis.call(\"DEL\", KEYS[1])`\n\nfunc ttl() int { return 200 }\n",
+		"shop.go":  "package shop\n\nvar release = `\nreturn redis.call(\"DEL\", KEYS[1])`\n\nfunc ttl() int { return 200 }\n",
 		"extra.go": "package shop\n\n",
 	}, got)
 }
