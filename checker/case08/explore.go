@@ -15,6 +15,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/explore"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/clock"
 	"stampede/shop/events"
@@ -467,11 +468,11 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
-		args[i] = argString(a)
+		args[i] = fleet.ArgString(a)
 	}
 	name := strings.ToLower(args[0])
 	if !answered {
-		if readers[name] {
+		if fleet.ReadOnly(name) {
 			return
 		}
 		for _, a := range args[1:] {
@@ -479,7 +480,7 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 			if !ok {
 				continue
 			}
-			idx, _ := keyIndexes(name, args)
+			idx, _ := fleet.KeyIndexes(name, args)
 			x.mu.Lock()
 			if len(idx) > 0 {
 				x.keys[p] = args[idx[0]]
@@ -499,7 +500,7 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 		}
 		return
 	}
-	if !readers[name] {
+	if !fleet.ReadOnly(name) {
 		for _, a := range args[1:] {
 			if p, ok := x.byPage[a]; ok && cmd.Err() == nil {
 				x.logf("event %d is stored in Redis", p)

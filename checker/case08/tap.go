@@ -1,10 +1,10 @@
 package case08
 
 import (
+	"stampede/checker/fleet"
+
 	"context"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,8 +19,7 @@ import (
 // written: on a real server Redis's clock runs, and a key's time to live as
 // it was set is its time to live now plus the time since the write.
 //
-// Its tables of where each command's keys are follow case 6's tap
-// (checker/case06/tap.go).
+// Where each command's keys are is the fleet's table (fleet.KeyIndexes).
 type tap struct {
 	ns string // "" on the embedded server
 
@@ -136,12 +135,12 @@ func (t *tap) rename(cmd redis.Cmder) ([]string, func(), error) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
-		args[i] = argString(a)
+		args[i] = fleet.ArgString(a)
 	}
 	name := strings.ToLower(args[0])
-	idx, known := keyIndexes(name, args)
+	idx, known := fleet.KeyIndexes(name, args)
 	var written []string
-	if !readers[name] {
+	if !fleet.ReadOnly(name) {
 		for _, i := range idx {
 			written = append(written, args[i])
 		}
@@ -150,87 +149,11 @@ func (t *tap) rename(cmd redis.Cmder) ([]string, func(), error) {
 		return written, func() {}, nil
 	}
 	if !known {
-		return nil, nil, fmt.Errorf(errNoKeys, strings.ToUpper(name))
+		return nil, nil, fleet.ErrNoKeys(name)
 	}
 	saved := slices.Clone(raw)
 	for _, i := range idx {
 		raw[i] = t.ns + args[i]
 	}
 	return written, func() { copy(raw, saved) }, nil
-}
-
-// Where a command's keys are, for the commands a shop may send. On a shared
-// server every key must be found, to be put under the world's namespace.
-var (
-	readers = set("get mget exists pttl ttl type strlen getrange substr expiretime pexpiretime dump " +
-		"hget hgetall hexists hlen hmget hkeys hvals llen lrange lindex smembers sismember scard zrange zscore zcard")
-	firstKey = set("get set setnx setex psetex getset getdel getex pttl ttl expire pexpire expireat pexpireat " +
-		"persist type strlen incr incrby incrbyfloat decr decrby append getrange setrange substr expiretime " +
-		"pexpiretime dump restore hget hset hsetnx hdel hgetall hexists hlen hincrby hmget hmset hkeys hvals " +
-		"lpush rpush lpop rpop llen lrange lindex sadd srem smembers sismember scard zadd zrem zrange zscore zcard zincrby")
-	everyKey = set("del unlink exists mget touch watch")
-	pairKeys = set("mset msetnx")
-	scripted = set("eval evalsha eval_ro evalsha_ro fcall fcall_ro")
-	keyless  = set("hello client ping echo script info time auth select quit multi exec discard unwatch command readonly readwrite reset " +
-		"publish spublish subscribe unsubscribe psubscribe punsubscribe ssubscribe sunsubscribe pubsub")
-	errNoKeys = "the checker cannot tell which arguments of %s are keys, so it cannot keep them apart from other runs on a shared server; use GET, SET, DEL, EVAL and the like"
-)
-
-func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
-
-// keyIndexes returns the positions of a command's keys among its arguments
-// (the name is position 0), and whether the command is known.
-func keyIndexes(name string, args []string) ([]int, bool) {
-	n := len(args)
-	switch {
-	case keyless[name]:
-		return nil, true
-	case firstKey[name]:
-		if n > 1 {
-			return []int{1}, true
-		}
-		return nil, true
-	case everyKey[name]:
-		var idx []int
-		for i := 1; i < n; i++ {
-			idx = append(idx, i)
-		}
-		return idx, true
-	case pairKeys[name]:
-		var idx []int
-		for i := 1; i < n; i += 2 {
-			idx = append(idx, i)
-		}
-		return idx, true
-	case scripted[name]:
-		if n < 3 {
-			return nil, true
-		}
-		count, err := strconv.Atoi(args[2])
-		if err != nil || count < 0 || 3+count > n {
-			return nil, true // Redis will refuse it
-		}
-		var idx []int
-		for i := 3; i < 3+count; i++ {
-			idx = append(idx, i)
-		}
-		return idx, true
-	}
-	return nil, false
-}
-
-func argString(a any) string {
-	switch v := a.(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	}
-	return fmt.Sprint(a)
 }

@@ -13,6 +13,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/explore"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/events"
 )
@@ -255,11 +256,11 @@ func SlowWrite(h *harness.H, newShop NewShop) check.Verdict {
 	letGo := func() { release.Do(func() { close(held) }) }
 	slow := events.PageOf(1)
 	stage := func(_ context.Context, cmd redis.Cmder, answered bool) {
-		if answered || readers[strings.ToLower(argString(cmd.Args()[0]))] {
+		if answered || fleet.ReadOnly(strings.ToLower(fleet.ArgString(cmd.Args()[0]))) {
 			return
 		}
 		for _, a := range cmd.Args()[1:] {
-			if argString(a) == slow && !holding.Swap(true) {
+			if fleet.ArgString(a) == slow && !holding.Swap(true) {
 				<-held
 				return
 			}

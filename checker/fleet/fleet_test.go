@@ -24,7 +24,7 @@ func TestKeyIndexes(t *testing.T) {
 		{[]string{"hello", "3"}, nil, true},
 		{[]string{"object", "encoding", "k"}, nil, false},
 	} {
-		idx, known := keyIndexes(c.args[0], c.args)
+		idx, known := KeyIndexes(c.args[0], c.args)
 		assert.Equal(t, c.keys, idx, "%v", c.args)
 		assert.Equal(t, c.known, known, "%v", c.args)
 	}
@@ -33,7 +33,7 @@ func TestKeyIndexes(t *testing.T) {
 func TestAttempt(t *testing.T) {
 	lock := []string{"lock:x"}
 	cmd := func(args ...string) Command {
-		idx, known := keyIndexes(args[0], args)
+		idx, known := KeyIndexes(args[0], args)
 		c := Command{Name: args[0], Args: args[1:], Known: known}
 		for _, i := range idx {
 			c.Keys = append(c.Keys, args[i])

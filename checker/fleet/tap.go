@@ -111,6 +111,14 @@ var (
 	errNoKeys = "the checker cannot tell which arguments of %s are keys, so it cannot keep them apart from other runs on a shared server; use GET, SET, DEL, EVAL and the like"
 )
 
+// ReadOnly reports whether the command (its name, lower case) only reads:
+// it cannot create, change or remove a key.
+func ReadOnly(name string) bool { return readers[name] }
+
+// ErrNoKeys is the error a command gets on a shared server when the
+// checker cannot tell which of its arguments are keys.
+func ErrNoKeys(name string) error { return fmt.Errorf(errNoKeys, strings.ToUpper(name)) }
+
 func set(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -119,9 +127,11 @@ func set(words string) map[string]bool {
 	return m
 }
 
-// keyIndexes returns the positions of a command's keys among its arguments
-// (the name is position 0), and whether the command is known.
-func keyIndexes(name string, args []string) ([]int, bool) {
+// KeyIndexes returns the positions of a command's keys among its arguments
+// (the name, lower case, is position 0), and whether the command is one
+// the checker knows: on a shared server a command whose keys it cannot
+// find is refused (see ErrNoKeys).
+func KeyIndexes(name string, args []string) ([]int, bool) {
 	n := len(args)
 	switch {
 	case keyless[name]:
@@ -292,7 +302,7 @@ func (t *Tap) written(ctx context.Context, cmds ...redis.Cmder) {
 	var sent, names []string
 	writes, all := false, false
 	for _, cmd := range cmds {
-		name := strings.ToLower(argString(cmd.Args()[0]))
+		name := strings.ToLower(ArgString(cmd.Args()[0]))
 		write := !readers[name] && !keyless[name]
 		writes = writes || write || name == "exec"
 		sent = append(sent, shortArgs(cmd.Args()))
@@ -301,9 +311,9 @@ func (t *Tap) written(ctx context.Context, cmds ...redis.Cmder) {
 		}
 		args := make([]string, len(cmd.Args()))
 		for i, a := range cmd.Args() {
-			args[i] = argString(a)
+			args[i] = ArgString(a)
 		}
-		idx, known := keyIndexes(name, args)
+		idx, known := KeyIndexes(name, args)
 		// A script may write keys it was not given.
 		all = all || !known || scripted[name]
 		for _, i := range idx {
@@ -326,7 +336,7 @@ func (t *Tap) written(ctx context.Context, cmds ...redis.Cmder) {
 func shortArgs(args []any) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = argString(a)
+		out[i] = ArgString(a)
 	}
 	return Shorten(strings.Join(out, " "))
 }
@@ -355,10 +365,10 @@ func (t *Tap) see(cmd redis.Cmder) (int, func(), error) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
-		args[i] = argString(a)
+		args[i] = ArgString(a)
 	}
 	name := strings.ToLower(args[0])
-	idx, known := keyIndexes(name, args)
+	idx, known := KeyIndexes(name, args)
 	c := Command{Name: name, Args: args[1:], Known: known}
 	if t.now != nil {
 		c.At = t.now()
@@ -389,7 +399,7 @@ func (t *Tap) see(cmd redis.Cmder) (int, func(), error) {
 		return at, func() {}, nil
 	}
 	if !known {
-		return at, nil, fmt.Errorf(errNoKeys, strings.ToUpper(name))
+		return at, nil, ErrNoKeys(name)
 	}
 	saved := slices.Clone(raw)
 	for _, i := range idx {
@@ -455,7 +465,8 @@ func saidOf(cmd redis.Cmder, err error) string {
 	return ""
 }
 
-func argString(a any) string {
+// ArgString is one argument of a command as Redis reads it.
+func ArgString(a any) string {
 	switch v := a.(type) {
 	case string:
 		return v
