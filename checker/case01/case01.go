@@ -21,6 +21,7 @@ import (
 // Case describes case 1.
 var Case = check.Case{
 	Number:  1,
+	Points:  6, // single-flight with a second look: the idea the rest builds on
 	Title:   "The bestseller stampede",
 	Chapter: "docs/01-bestseller-stampede.md",
 	Summary: "50 visitors find the bestseller list expired and each one queries the database.",

@@ -23,6 +23,7 @@ import (
 // Case describes case 2.
 var Case = check.Case{
 	Number:  2,
+	Points:  6, // a lock per shelf instead of one for the shop
 	Title:   "One lock for the whole shop",
 	Chapter: "docs/02-global-lock.md",
 	Summary: "The stampede is gone, but the new-releases visitors now wait for the bestseller query.",

@@ -22,6 +22,7 @@ import (
 // Case describes case 3.
 var Case = check.Case{
 	Number:  3,
+	Points:  6, // the second look, on its own
 	Title:   "The missing second look",
 	Chapter: "docs/03-second-look.md",
 	Summary: "One lock per shelf, but every waiter queries once it gets the lock: the queries run one after another.",

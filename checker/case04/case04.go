@@ -21,6 +21,7 @@ import (
 // Case describes case 4.
 var Case = check.Case{
 	Number:  4,
+	Points:  8, // the memory model: a read needs a lock too
 	Title:   "The unguarded first look",
 	Chapter: "docs/04-unguarded-first-look.md",
 	Summary: "Hits read the cache map with no lock while a fill writes it: a data race, and in Go a crash.",

@@ -16,6 +16,7 @@ import (
 // Case describes case 5.
 var Case = check.Case{
 	Number:  5,
+	Points:  8, // error paths: panics, cancelled callers, nothing cached on failure
 	Title:   "The fetch that fails",
 	Chapter: "docs/05-fetch-that-fails.md",
 	Summary: "The database fails the bestseller query, and the visitors waiting for it wait for ever.",

@@ -29,6 +29,8 @@ import (
 // Case describes case 6.
 var Case = check.Case{
 	Number:  6,
+	Points:  12, // a lock across a fleet, on Redis: tokens, expiry, safe release
+	Redis:   true,
 	Title:   "A fleet of shops and the Redis lock",
 	Chapter: "docs/06-fleet-redis-lock.md",
 	Summary: "Six shop instances each coalesce their own visitors, and the database still gets six queries: share a lock in Redis.",

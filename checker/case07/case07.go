@@ -22,6 +22,7 @@ import (
 // Case describes case 7.
 var Case = check.Case{
 	Number:  7,
+	Points:  12, // XFetch: early refresh by probability, on virtual time
 	Title:   "The key that must never miss",
 	Chapter: "docs/07-xfetch.md",
 	Summary: "The bestseller list is read 100 times a second; every 30 s it expires and the readers of that moment wait.",

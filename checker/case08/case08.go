@@ -24,6 +24,8 @@ import (
 // Case describes case 8.
 var Case = check.Case{
 	Number:  8,
+	Points:  12, // keys set together: jitter by statistics, a bound on rebuilds for the cold start
+	Redis:   true,
 	Title:   "Keys set together expire together",
 	Chapter: "docs/08-jittered-ttls.md",
 	Summary: "A warm-up stores 2,000 event pages for exactly 30 s, and 30 s later they all expire at once; after a Redis restart, every reader queries.",

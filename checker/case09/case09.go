@@ -28,6 +28,8 @@ import (
 // Case describes case 9.
 var Case = check.Case{
 	Number:  9,
+	Points:  14, // serve stale: two expiries, a rebuild that outlives its visitor, a delete never covered
+	Redis:   true,
 	Title:   "Serve stale while one rebuilds",
 	Chapter: "docs/09-serve-stale.md",
 	Summary: "Case 6's lock is right, and at every expiry the whole fleet's readers wait for its one rebuild: serve the stale value instead.",

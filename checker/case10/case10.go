@@ -27,6 +27,8 @@ import (
 // Case describes case 10.
 var Case = check.Case{
 	Number:  10,
+	Points:  16, // the stale set: delete after commit, leases, the stale leader's conflict
+	Redis:   true,
 	Title:   "The stale set",
 	Chapter: "docs/10-stale-set.md",
 	Summary: "A price change leaves the old price in Redis for a whole time to live: delete after the commit, and let a lease refuse the slow read's fill.",

@@ -10,12 +10,27 @@ import "fmt"
 const Module = "stampede"
 
 // Case describes one case of the lab. It holds no student code.
+//
+// The Case is the one place a case is described: its number, chapter,
+// points, whether it plays on Redis and its checks. Everything else that
+// lists the cases (the scores, what a case may import, the help, the list
+// of Redis cases CI grades on a real server) is derived from it, and a
+// test holds the texts that name the cases (the chapters' table, the
+// Classroom workflow) to it.
 type Case struct {
 	Number  int
 	Title   string // "The bestseller stampede"
 	Chapter string // "docs/01-bestseller-stampede.md"
 	Summary string // one sentence for `shop list`
-	Checks  []Info
+	// Points is what the case is worth out of 100, by difficulty; the
+	// lab's cases sum to 100. A case earns them only when every check
+	// passes with the race detector on.
+	Points int
+	// Redis is set for a case whose shops talk to Redis: it may import
+	// go-redis (and crypto and encoding, for tokens and values), `--redis
+	// URL` points it at a real server, and CI grades it on one.
+	Redis  bool
+	Checks []Info
 	// Hints are given one at a time by `shop hint`, from a nudge to the
 	// decisive line of reasoning. The last names the reference solution.
 	Hints []string

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"stampede/checker/check"
 )
 
 // What student code may use. The checks run the student's code in the same
@@ -34,18 +36,10 @@ var baseImports = []string{
 	"stampede/shop/...", // the shop's world: the catalog, the clock
 }
 
-// redisImports is what the cases on Redis add.
+// redisImports is what the cases on Redis (check.Case.Redis) add.
 var redisImports = []string{
 	"github.com/redis/go-redis/v9/...",
 	"crypto/...", "encoding/...",
-}
-
-// caseImports says, per case, what it may import beyond baseImports.
-var caseImports = map[int][]string{
-	6:  redisImports,
-	8:  redisImports,
-	9:  redisImports,
-	10: redisImports,
 }
 
 // runtimeAllowed are the only functions of package runtime that student
@@ -54,9 +48,12 @@ var caseImports = map[int][]string{
 // LockOSThread...) inspects or changes the process the checker shares.
 var runtimeAllowed = []string{"Gosched", "NumCPU", "Goexit"}
 
-// Allowed returns the import paths and patterns case n may use.
-func Allowed(n int) []string {
-	return append(slices.Clone(baseImports), caseImports[n]...)
+// Allowed returns the import paths and patterns case c may use.
+func Allowed(c check.Case) []string {
+	if c.Redis {
+		return append(slices.Clone(baseImports), redisImports...)
+	}
+	return slices.Clone(baseImports)
 }
 
 // allows reports whether an import path matches one of the patterns.
@@ -93,17 +90,17 @@ func (r Refusal) String() string {
 }
 
 // scan reads the Go files of dir (named rel in messages) and returns what
-// in them the lab refuses to build for case n: an import outside the
+// in them the lab refuses to build for case c: an import outside the
 // case's list, a runtime function other than runtime's allowed few, a
 // //go:linkname or build constraint, cgo, a source file in another
 // language, a package clause that is not one library package. It reads
 // imports and declarations only; it never builds or runs anything.
-func scan(dir, rel string, n int) ([]Refusal, error) {
+func scan(dir, rel string, c check.Case) ([]Refusal, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	allowed := Allowed(n)
+	allowed := Allowed(c)
 	fset := token.NewFileSet()
 	var refused []Refusal
 	add := func(file string, line int, format string, args ...any) {

@@ -207,7 +207,7 @@ func admit(root string, target Target, trustImports bool) error {
 	if trustImports {
 		return nil
 	}
-	refused, err := scan(src, target.Dir(), target.Case.Number)
+	refused, err := scan(src, target.Dir(), target.Case)
 	if err != nil {
 		return fmt.Errorf("grade: reading %s: %w", target.Dir(), err)
 	}
