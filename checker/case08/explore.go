@@ -933,9 +933,11 @@ func exploreRun(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict
 			continue
 		}
 		small, bad := shrinkScene(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d readers: %s. Replay it with `go run ./shop check 8 --seed %d`, "+
-				"watch it with `go run ./shop run 8 --seed %d --timeline`", bad, len(sc.Readers), small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Readers), From: len(sc.Readers), Noun: "readers",
+			Replay: fmt.Sprintf("go run ./shop check 8 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 8 --seed %d --timeline", sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
 }
