@@ -106,10 +106,19 @@ func Goexits(h *harness.H, newShop shelves.New) check.Verdict {
 	}
 	exiting.Store(false)
 	before := db.Queries(catalog.Bestsellers)
-	next := harness.Visit(h, 1, top(shop))
-	if err := next.Wait(); err != nil {
+	nctx, nend := explore.NewContext(0, true)
+	defer nend()
+	next := harness.Visit(h, 1, func(context.Context, int) ([]string, error) { return shop.Top(nctx, catalog.Bestsellers) })
+	if err := h.Settled(func() bool { return true }); err != nil {
+		return shelves.Stuck(err)
+	}
+	if !next.Done() {
+		where := next.Where()
+		nend()
+		_ = next.Wait()
 		return check.Failed(figure, "the query had ended in runtime.Goexit, and the next visitor, with the database working, "+
-			"never finished: "+err.Error()+" (the flight the Goexit ended must leave the table, in the deferred function that lands it)")
+			"was still waiting once the shop had come to rest: "+where+" (the flight the Goexit ended must leave the table, "+
+			"in the deferred function that lands it)")
 	}
 	if v := shelves.AllGot(next.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
 		return check.Failed(figure, "the query had ended in runtime.Goexit, and once the database worked the next visitor: "+v.Message)
