@@ -443,7 +443,8 @@ func (x *xworld) again(id, n, allowed int) string {
 		msg += ": two of its readers each queried it at once. Put single-flight in front of the rebuild, so that a page's readers share one query"
 	case x.slowDone[id] && x.sc.SlowSet[id] > 0 && first.err == nil:
 		msg += fmt.Sprintf(": its first query landed at %v and its write to Redis took %v; a reader who came meanwhile found no "+
-			"flight to join and no page in Redis. Store the page inside the flight, so that the flight stays on the table until the page is in Redis",
+			"flight to join and no page in Redis. A page's readers join one flight, and it stays on the table until the page is in Redis: "+
+			"store the page inside the flight",
 			first.end, x.sc.SlowSet[id])
 	default:
 		for r, at := range x.missedAt {
