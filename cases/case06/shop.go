@@ -29,11 +29,13 @@
 //     than a rebuild and at most 10 s. The checker tells the lock from
 //     other keys (a fencing counter, say) by what your code does with it:
 //     there while the holder rebuilds, gone or changed after the release.
+//   - Two servers started alike draw different lock tokens: the tokens
+//     check runs two processes at once and compares what each drew, so a
+//     fixed seed or a counter in memory fails; crypto/rand passes.
 //
-// What the checks do not prove: that your tokens differ between processes
-// (every instance runs in one process here), or that the lock is safe
-// under a holder that pauses longer than its time to live (no lock with
-// a time to live is; see the chapter).
+// What the checks do not prove: that the lock is safe under a holder that
+// pauses longer than its time to live (no lock with a time to live is;
+// see the chapter).
 package case06
 
 import (

@@ -477,9 +477,11 @@ func exploreFleet(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdi
 			continue
 		}
 		small, bad := shrinkFleet(h, newShop, sc, res.bad, locks)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d visitors: %s. Replay it with `go run ./shop check 6 --seed %d`, "+
-				"watch it with `go run ./shop run 6 --seed %d --timeline`", bad, len(sc.Visitors), small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
+			Replay: fmt.Sprintf("go run ./shop check 6 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 6 --seed %d --timeline", sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d", n, seed))
 }

@@ -299,10 +299,27 @@ const (
 // configurations gives the same count for both. With zero set, the first
 // draw of every probe read is exactly 0.
 func probe(h *harness.H, newShop New, cfg shopConfig, n int, left time.Duration, zero bool) (int, error) {
-	w := newWorld(h)
 	src := newSource(cfg.seed, false)
-	for range n {
-		w.openWith(newShop, cfg, src.draw)
+	randoms := make([]func() float64, n)
+	for i := range randoms {
+		randoms[i] = src.draw
+	}
+	var before func()
+	if zero {
+		before = src.zeroNext // the driver sends the read right after this
+	}
+	return probeWith(h, newShop, cfg, left, randoms, before)
+}
+
+// probeWith is probe with a shop for each of randoms, each drawing from
+// its own: it returns how many of them start a recompute when read once
+// with left to go before expiry. before, when set, runs just before each
+// read is sent.
+func probeWith(h *harness.H, newShop New, cfg shopConfig, left time.Duration, randoms []func() float64, before func()) (int, error) {
+	n := len(randoms)
+	w := newWorld(h)
+	for _, random := range randoms {
+		w.openWith(newShop, cfg, random)
 	}
 	fill := harness.Visit(h, n, func(ctx context.Context, i int) (struct{}, error) {
 		_, err := w.shops[i].Top(ctx, catalog.Bestsellers)
@@ -328,8 +345,8 @@ func probe(h *harness.H, newShop New, cfg shopConfig, n int, left time.Duration,
 		return 0, err
 	}
 	err = w.drive(func(i int) (event, bool) {
-		if zero && i < n {
-			src.zeroNext() // the driver sends read i right after this
+		if before != nil && i < n {
+			before()
 		}
 		return event{at: at, shop: i, shelf: catalog.Bestsellers}, i < n
 	})
@@ -347,8 +364,12 @@ func probe(h *harness.H, newShop New, cfg shopConfig, n int, left time.Duration,
 }
 
 // chance is XFetch's chance that one read with probeLeft to go recomputes.
-func chance(cfg shopConfig) float64 {
-	return math.Exp(-probeLeft.Seconds() / (cfg.cost.Seconds() * cfg.beta))
+func chance(cfg shopConfig) float64 { return chanceAt(cfg, probeLeft) }
+
+// chanceAt is XFetch's chance that one read with left to go recomputes:
+// exp(-left/(delta*beta)).
+func chanceAt(cfg shopConfig, left time.Duration) float64 {
+	return math.Exp(-left.Seconds() / (cfg.cost.Seconds() * cfg.beta))
 }
 
 // chanceFromStart is the same for a shop that dates a list's expiry from

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 )
@@ -404,9 +405,11 @@ func exploreRun(h *harness.H, newShop New, seed uint64, n int) check.Verdict {
 			continue
 		}
 		small, bad := shrinkScene(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk: %s. Replay it with `go run ./shop check 7 --seed %d`, "+
-				"watch it with `go run ./shop run 7 --scene %d`", bad, small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(),
+			Replay: fmt.Sprintf("go run ./shop check 7 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 7 --scene %d", sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d, each %d windows of traffic", n, seed, exploreWindows))
 }

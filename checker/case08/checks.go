@@ -409,6 +409,8 @@ func allGot(outs []harness.Outcome[string], ids []int) check.Verdict {
 // other 20 wait for a slot. Every reader not itself inside the database
 // must return within maxBudget of the shop's clock with an error that says
 // when to try again. It catches a wait with no bound and an untyped error.
+// A shop that lets every reader into the database, with no bound and no
+// single-flight, leaves no reader waiting and no budget to try: it fails.
 func Budget(h *harness.H, newShop NewShop) check.Verdict {
 	const n, per = 40, 2
 	s, err := newScene(h, newShop, true)
@@ -452,7 +454,14 @@ func Budget(h *harness.H, newShop NewShop) check.Verdict {
 		}
 	}
 	if gaveUp == 0 {
-		return check.Passed("no reader waited: each was inside the database")
+		// Nobody waited, so no budget was tried: the shop let every reader
+		// into the database at once, with no bound and no single-flight.
+		inside := s.db.Running()
+		return check.Failed(fmt.Sprintf("%d of %d readers inside the database at once", inside, n*per), fmt.Sprintf(
+			"%d readers of %d pages came, and all %d were let into the database at once, each with a query of its own: none "+
+				"waited, so no budget was tried. The database's pool holds %d: bound the rebuilds to it (see at-most), and let a "+
+				"page's readers share one query (see once); a reader who waits for either waits a budget, then gets a *TryAgain",
+			n*per, n, inside, pool))
 	}
 	return check.Passed(fmt.Sprintf("%d readers told to try again after %v", gaveUp, waited.Round(time.Millisecond)))
 }

@@ -444,7 +444,8 @@ func (x *xworld) again(id, n, allowed int) string {
 		msg += ": two of its readers each queried it at once. Put single-flight in front of the rebuild, so that a page's readers share one query"
 	case x.slowDone[id] && x.sc.SlowSet[id] > 0 && first.err == nil:
 		msg += fmt.Sprintf(": its first query landed at %v and its write to Redis took %v; a reader who came meanwhile found no "+
-			"flight to join and no page in Redis. Store the page inside the flight, so that the flight stays on the table until the page is in Redis",
+			"flight to join and no page in Redis. A page's readers join one flight, and it stays on the table until the page is in Redis: "+
+			"store the page inside the flight",
 			first.end, x.sc.SlowSet[id])
 	default:
 		for r, at := range x.missedAt {
@@ -934,9 +935,11 @@ func exploreRun(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict
 			continue
 		}
 		small, bad := shrinkScene(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d readers: %s. Replay it with `go run ./shop check 8 --seed %d`, "+
-				"watch it with `go run ./shop run 8 --seed %d --timeline`", bad, len(sc.Readers), small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Readers), From: len(sc.Readers), Noun: "readers",
+			Replay: fmt.Sprintf("go run ./shop check 8 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 8 --seed %d --timeline", sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
 }

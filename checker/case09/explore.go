@@ -791,9 +791,11 @@ func exploreScenesFrom(h *harness.H, newShop NewShop, seed uint64, n int) check.
 			continue
 		}
 		small, bad := shrink(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d visitors: %s. Replay it with `go run ./shop check 9 --seed %d`, "+
-				"watch it with `go run ./shop run 9 --seed %d --timeline`", bad, len(sc.Visitors), small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
+			Replay: fmt.Sprintf("go run ./shop check 9 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 9 --seed %d --timeline", sc.Seed),
+		}.String())
 	}
 	if busy*2 > n {
 		// A machine too busy for one scene in three plays is rare; for

@@ -21,6 +21,16 @@ import (
 // a rebuild that outlives its lock, and a rebuild that lands between
 // another instance's look and its lock.
 
+// noRebuild is the verdict of a check whose window opens on a rebuild,
+// when shop-1's stale reader set none going: a stale value starts its
+// rebuild (the bounded check), and without one the check's scene never
+// happened. The shop kept it from happening, so the check fails, and says
+// so, rather than pass what it never saw.
+func noRebuild(sc *scene, window string) check.Verdict {
+	return check.Failed("no rebuild", fmt.Sprintf("at %s shop-1's reader found the list stale, and no rebuild read the "+
+		"source: a stale value starts its rebuild (see bounded), and with none there was no %s", sc.at(stale), window))
+}
+
 // afterFailure is how long after a failed rebuild the next stale reader
 // comes, with the source back: longer than any lock a failed rebuild may
 // leave to its time to live (case 6's 2 s), inside the grace window.
@@ -55,8 +65,7 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	failed := sc.Reads() - 1
 	if failed == 0 {
-		// No rebuild was tried: bounded and one-rebuild say so.
-		return check.Passed("no rebuild tried while the source was down")
+		return noRebuild(sc, "failed rebuild for another to follow")
 	}
 	sc.db.Fail(nil)
 	back := sc.Reads()
@@ -123,9 +132,7 @@ func ShelvesApart(h *harness.H, newShop NewShop) check.Verdict {
 		return case06.StuckVerdict(err)
 	}
 	if sc.Reads() == 1 {
-		// No rebuild of the bestsellers started: bounded and one-rebuild say
-		// why, and there is no window to hold open.
-		return check.Passed("no rebuild of " + catalog.Bestsellers + " started")
+		return noRebuild(sc, "rebuild of the bestsellers to hold while "+other+" went stale")
 	}
 	reader := sc.visitShelf(0, other, 1)
 	if err := sc.Drive(reader.Done, case06.Patience); err != nil {
@@ -181,7 +188,7 @@ func DeleteKeepsLock(h *harness.H, newShop NewShop) check.Verdict {
 		return case06.StuckVerdict(err)
 	}
 	if sc.db.Held() == 0 {
-		return check.Passed("no rebuild ran at the delete") // bounded says why
+		return noRebuild(sc, "rebuild holding the lock when the write path deleted the list")
 	}
 	// The change commits while the old rebuild reads, then the delete.
 	books := catalog.Books(catalog.Bestsellers)
@@ -293,7 +300,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 		return case06.StuckVerdict(err), false
 	}
 	if sc.db.Held() == 0 {
-		return check.Passed("no rebuild ran"), false // bounded says why
+		return noRebuild(sc, "refresh for another reader to take over"), false
 	}
 	// Shop-1 goes on at go: its query returns (k = 0), or its held command
 	// is sent.
@@ -417,7 +424,7 @@ func SecondLook(h *harness.H, newShop NewShop) check.Verdict {
 		return case06.StuckVerdict(err)
 	}
 	if sc.db.Held() == 0 {
-		return check.Passed("no rebuild ran") // bounded says why
+		return noRebuild(sc, "rebuild to land while shop-2 went for the lock")
 	}
 	hold := sc.stalls[1].arm()
 	defer hold.Release()
@@ -491,10 +498,13 @@ func RefreshLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 		return case06.StuckVerdict(err)
 	}
 	if sc.db.Held() == 0 {
-		return check.Passed("no rebuild ran") // bounded says why
+		return noRebuild(sc, "refresh to let go of its lock")
 	}
 	if !a.Done() {
-		return check.Passed("shop-1's stale reader stayed for its rebuild") // no-wait says why
+		return check.Failed("the stale reader waited", fmt.Sprintf("at %s shop-1's reader found the list stale, set its "+
+			"rebuild going, and waited for it, held at the database, instead of being served the stale list at once (see "+
+			"no-wait): this check needs a refresh that outlives the reader who set it off, and this reader never left",
+			sc.at(stale)))
 	}
 	first.Open() // the rebuild lands, its reader gone
 	if err := sc.settled(); err != nil {
@@ -513,7 +523,8 @@ func RefreshLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	waited := sc.Clock.Now().Sub(deleted).Round(time.Millisecond)
 	if n, _ := lists(b.Outcomes()); n > 0 && sc.db.Held() == 0 {
-		return check.Passed("shop-2's reader was served with no read after the delete") // delete says why
+		return check.Failed("served with no read", "after the write path deleted the list, shop-2's reader was served a "+
+			"list with no read of the source: the old one, which the delete was meant to remove (see delete)")
 	}
 	if sc.db.Held() == 0 || waited >= lockLife {
 		got := fmt.Sprintf("was still waiting %v later, and no read of the source had begun", waited)

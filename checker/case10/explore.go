@@ -961,9 +961,11 @@ func explore10(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict 
 			continue
 		}
 		small, bad := shrink10(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d visitors: %s. Replay it with `go run ./shop check 10 --seed %d`, "+
-				"watch it with `go run ./shop run 10 --seed %d --timeline`", bad, len(sc.Visitors), small, sc.Seed, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
+			Replay: fmt.Sprintf("go run ./shop check 10 --seed %d", sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run 10 --seed %d --timeline", sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
 }

@@ -98,7 +98,7 @@ type Status string
 const (
 	Pass  Status = "pass"
 	Fail  Status = "fail"
-	Skip  Status = "skip"  // could not be run here, such as the race detector without cgo
+	Skip  Status = "skip"  // could not be run here (the race detector without cgo), or its scene could not be staged
 	Flaky Status = "flaky" // passed in some repetitions and failed in others
 )
 
@@ -115,11 +115,17 @@ type Result struct {
 }
 
 // Verdict is what a check function returns: pass or fail, with the figure
-// behind it and, on a failure, what went wrong.
+// behind it and, on a failure, what went wrong; or skipped, with why.
 type Verdict struct {
 	Pass    bool
 	Figure  string
 	Message string
+	// Skipped is set when the check's scene did not happen, for a reason
+	// that is no mistake of the code's (a correct answer the checker
+	// cannot stage that scene for): the check tested nothing, and says so
+	// in Message rather than pass. When the code's own mistake kept the
+	// scene from happening, the check fails instead, and says which.
+	Skipped bool `json:",omitempty"`
 	// Hung is set when the code never stopped running: every other check
 	// would meet the same loop, so the grader need not run them.
 	Hung bool `json:",omitempty"`
@@ -135,6 +141,10 @@ func Passed(figure string) Verdict { return Verdict{Pass: true, Figure: figure} 
 func Failed(figure, message string) Verdict {
 	return Verdict{Figure: figure, Message: message}
 }
+
+// Skipped returns the verdict of a check whose scene did not happen, with
+// why. It neither passes nor fails.
+func Skipped(why string) Verdict { return Verdict{Skipped: true, Message: why} }
 
 // What the worker writes at the start of a line of its standard error when
 // a story is stuck, and when the story's flags are wrong; the grader turns

@@ -50,9 +50,11 @@ func Run(h *harness.H, newShop shelves.New, p Profile, seed uint64, n int) check
 			continue
 		}
 		small, bad := shrink(h, newShop, p, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed),
-			fmt.Sprintf("%s. The scene, shrunk from %d visitors: %s. Replay it with `go run ./shop check %d --seed %d`, "+
-				"watch it with `go run ./shop run %d --seed %d --timeline`", bad, len(sc.Visitors), small, p.Case, sc.Seed, p.Case, sc.Seed))
+		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), Failure{
+			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
+			Replay: fmt.Sprintf("go run ./shop check %d --seed %d", p.Case, sc.Seed),
+			Watch:  fmt.Sprintf("go run ./shop run %d --seed %d --timeline", p.Case, sc.Seed),
+		}.String())
 	}
 	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
 }

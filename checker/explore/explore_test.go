@@ -102,9 +102,23 @@ func TestAFailingSceneIsShrunkAndNamesItsSeed(t *testing.T) {
 	assert.Contains(t, v.Message, "--seed")
 	// The smallest scene that queries twice: one visitor after another,
 	// or two at once.
-	assert.Regexp(t, `shrunk from \d+ visitors: [12] visitors? `, v.Message)
+	assert.Regexp(t, `shrunk from \d+ visitors to [12]: [12] visitors? `, v.Message)
 
 	v = Run(h, func(db *catalog.DB) shelves.Shop { return &keep{db: db, first: make(chan []string, 1)} }, Case3, 1, 50)
 	require.False(t, v.Pass)
 	assert.True(t, strings.Contains(v.Message, "not the database's list") || strings.Contains(v.Message, "queries"), v.Message)
+}
+
+// An explorer's FAIL fits in a few lines: a scene too long to show is left
+// to the command that shows it whole.
+func TestAFailureFitsInAFewLines(t *testing.T) {
+	long := strings.Repeat("reader 1: event 1 at 0s; ", 40)
+	f := Failure{Bad: "event 1 was queried twice.", Scene: long, Kept: 21, From: 48, Noun: "readers",
+		Replay: "go run ./shop check 8 --seed 17", Watch: "go run ./shop run 8 --seed 17 --timeline"}
+	got := f.String()
+	assert.Less(t, len(got), 400, got)
+	assert.Contains(t, got, "shrunk from 48 readers to 21, is too long to show here")
+	assert.Contains(t, got, "`go run ./shop run 8 --seed 17 --timeline`")
+	f.Scene = "reader 1: event 1 at 0s"
+	assert.Contains(t, f.String(), "event 1 was queried twice. The scene, shrunk from 48 readers to 21: reader 1: event 1 at 0s. Replay it with `go run ./shop check 8 --seed 17`")
 }

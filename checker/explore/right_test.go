@@ -40,7 +40,10 @@ import (
 	r4snapshot "stampede/checker/library/case04/right/snapshot"
 	r4syncmap "stampede/checker/library/case04/right/syncmap"
 	r5dochan "stampede/checker/library/case05/right/dochan"
+	r5dochanforget "stampede/checker/library/case05/right/dochanforget"
+	r5dochanwaits "stampede/checker/library/case05/right/dochanwaits"
 	r5donechan "stampede/checker/library/case05/right/donechan"
+	r5forgetflight "stampede/checker/library/case05/right/forgetflight"
 	r5owner "stampede/checker/library/case05/right/owner"
 	r5perkey "stampede/checker/library/case05/right/perkey"
 	r5singleflight "stampede/checker/library/case05/right/singleflight"
@@ -93,6 +96,9 @@ var rightAnswers = []rightAnswer{
 	{5, "checker/library/case05/right/donechan", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5donechan.New(db) }},
 	{5, "checker/library/case05/right/syncmap", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5syncmap.New(db) }},
 	{5, "checker/library/case05/right/dochan", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochan.New(db) }},
+	{5, "checker/library/case05/right/dochanwaits", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochanwaits.New(db) }},
+	{5, "checker/library/case05/right/dochanforget", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochanforget.New(db) }},
+	{5, "checker/library/case05/right/forgetflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5forgetflight.New(db) }},
 	// Last: these shops start a goroutine that owns their state and stays
 	// parked for the shop's life, a design and not a leak. The test's
 	// process keeps every scene's, and each look at the process walks them

@@ -193,15 +193,27 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 // FAIL that says it was not run. (A SKIP would read more gently, but which
 // checks get started before the hang is found depends on how many run side
 // by side, so the verdicts would differ from one machine to the next.)
+//
+// A run whose scene did not happen (a skipped verdict) is no evidence
+// either way: the check is judged by the runs that tested something, and
+// is a SKIP, with the reason, when none did.
 func fold(in check.Info, all []Run) check.Result {
 	runs := make([]Run, 0, len(all))
 	notRun := ""
-	for _, r := range all {
-		if r.NotRun != "" {
+	var skipped *Run
+	for i, r := range all {
+		switch {
+		case r.NotRun != "":
 			notRun = r.NotRun
+			continue
+		case r.Verdict.Skipped:
+			skipped = &all[i]
 			continue
 		}
 		runs = append(runs, r)
+	}
+	if len(runs) == 0 && notRun == "" && skipped != nil {
+		return check.Result{ID: in.ID, Name: in.Name, Status: check.Skip, Runs: len(all), Message: skipped.Verdict.Message}
 	}
 	if len(runs) == 0 {
 		return check.Result{ID: in.ID, Name: in.Name, Status: check.Fail, Message: notRun}

@@ -210,6 +210,22 @@ func TestRepeatFoldsRuns(t *testing.T) {
 	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
 }
 
+// A run whose scene did not happen tested nothing: the check is judged by
+// the runs that did, and skipped, with the reason, when none did.
+func TestSkippedRunsAreNoEvidence(t *testing.T) {
+	t.Parallel()
+	in := check.Info{ID: "x", Name: "x"}
+	pass := Run{Verdict: check.Passed("ran 1")}
+	fail := Run{Verdict: check.Failed("ran 2", "twice")}
+	skip := Run{Verdict: check.Skipped("not staged: the page went in a pipeline")}
+	got := fold(in, []Run{skip, skip})
+	assert.Equal(t, check.Skip, got.Status)
+	assert.Equal(t, "not staged: the page went in a pipeline", got.Message)
+	assert.Equal(t, check.Pass, fold(in, []Run{skip, pass, skip}).Status)
+	assert.Equal(t, check.Fail, fold(in, []Run{skip, fail}).Status, "a skipped run does not make a failure flaky")
+	assert.Equal(t, check.Flaky, fold(in, []Run{pass, skip, fail}).Status)
+}
+
 // After a check hangs, the runs not yet started are skipped. They are no
 // evidence of a bug that shows only sometimes, so they never make a check
 // FLAKY; they leave it unproven, a FAIL that says it was not run.

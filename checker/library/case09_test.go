@@ -1,9 +1,12 @@
 package library
 
 var _ = register(9,
-	entry{dir: "shipped", fails: []string{"no-wait", "failed-rebuild", "explore"}},
+	// A stale reader who stays for its rebuild leaves refresh-lets-go no
+	// refresh to watch outlive it: that check fails it too, naming no-wait
+	// (issue 28: it passed it, untested).
+	entry{dir: "shipped", fails: []string{"no-wait", "failed-rebuild", "refresh-lets-go", "explore"}},
 	// The grace window, and who waits in it.
-	entry{dir: "wrong/inline", fails: []string{"no-wait", "explore"}},
+	entry{dir: "wrong/inline", fails: []string{"no-wait", "refresh-lets-go", "explore"}},
 	// One rebuild per expiry for the fleet.
 	entry{dir: "wrong/everyreader", fails: []string{"one-rebuild", "delete-keeps-lock"}, maybe: map[string]string{
 		"explore": "every stale reader's rebuild shows as two reads at once only where two readers come while a rebuild runs with a cost; 33 of 40 scenes (seeds 1001-1040), so a run of 8 scenes misses it with a chance near 1e-6, too close to promise every run",
@@ -11,11 +14,15 @@ var _ = register(9,
 	entry{dir: "wrong/perinstance", fails: []string{"one-rebuild", "delete-keeps-lock"}, maybe: map[string]string{
 		"explore": "one rebuild per instance shows only where stale readers of one shelf come on two instances while a rebuild runs; 24 of 40 scenes",
 	}},
-	entry{dir: "wrong/wallclock", fails: []string{"one-rebuild", "bounded", "detached", "explore"}},
+	// Its stale reader on the scenes' clock sets no rebuild going, so the
+	// six checks that hold a rebuild open had none to hold: they fail it,
+	// naming bounded (issue 28: they passed it, untested).
+	entry{dir: "wrong/wallclock", fails: []string{"one-rebuild", "bounded", "detached", "retry-after-failure", "shelves-apart",
+		"delete-keeps-lock", "refresh-holder-only", "second-look", "refresh-lets-go", "explore"}},
 	// The two expiries, and the delete that is neither.
 	entry{dir: "wrong/memorycopy", fails: []string{"bounded", "delete", "failed-rebuild", "explore"}},
 	entry{dir: "wrong/noexpiry", fails: []string{"bounded", "failed-rebuild", "ttl", "explore"}},
-	entry{dir: "wrong/gracekey", fails: []string{"delete", "explore"}},
+	entry{dir: "wrong/gracekey", fails: []string{"delete", "refresh-lets-go", "explore"}}, // served the old list after the delete, with no read
 	entry{dir: "wrong/markstale", fails: []string{"delete", "explore"}},
 	// The rebuild in the background: its context and its failures.
 	entry{dir: "wrong/requestctx", fails: []string{"detached", "refresh-lets-go", "explore"}},

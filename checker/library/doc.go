@@ -11,9 +11,10 @@
 // files (see package patch). The tests apply it to the base as it is now
 // and grade what it makes, laid where the folder wrong/NAME would be; an
 // entry that no longer applies fails TestEntriesApply, named. The few
-// wrong entries that other tests import, and every right/ entry (another
-// design, not a slip), are packages laid out like a student's case: a New
-// and the methods the case calls. The shipped/ entries are copies of
+// wrong entries that other tests import, those written from scratch (whose
+// change to any base would be longer than they are), and every right/
+// entry (another design, not a slip) are packages laid out like a
+// student's case: a New and the methods the case calls. The shipped/ entries are copies of
 // cases/ as the lab ships them; a test keeps them in step.
 //
 // The verdicts are in one place, each case's table (caseNN_test.go); an

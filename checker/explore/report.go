@@ -1,0 +1,44 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxScene is the longest description of a shrunk scene that an
+// explorer's FAIL carries: a line or two. A longer one (a scene that needs
+// twenty-one readers to crowd a pool of twenty) is left to the command
+// that plays the scene, which shows it whole, event by event.
+const maxScene = 240
+
+// Failure is what an explorer's FAIL says about the scene that broke an
+// invariant.
+type Failure struct {
+	Bad   string // the invariant broken, in the scene's terms
+	Scene string // the shrunk scene, described
+	// Kept and From say how far the shrinking went: Kept of From
+	// visitors (readers, for case 8; Noun names them). Zero when a scene
+	// has no such count.
+	Kept, From int
+	Noun       string
+	Replay     string // the command that replays the scene: "go run ./shop check 8 --seed 17"
+	Watch      string // the one that shows it whole: "go run ./shop run 8 --seed 17 --timeline"
+}
+
+// String returns the FAIL's message: what broke, the scene when it is
+// short, and the two commands.
+func (f Failure) String() string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(f.Bad, "."))
+	b.WriteString(". The scene, shrunk")
+	if f.From > 0 {
+		fmt.Fprintf(&b, " from %d %s to %d", f.From, f.Noun, f.Kept)
+	}
+	if len(f.Scene) <= maxScene {
+		fmt.Fprintf(&b, ": %s", f.Scene)
+	} else {
+		b.WriteString(", is too long to show here")
+	}
+	fmt.Fprintf(&b, ". Replay it with `%s`; see it whole, event by event, with `%s`", f.Replay, f.Watch)
+	return b.String()
+}
