@@ -255,12 +255,12 @@ func TestRunsNotStartedAreNoEvidence(t *testing.T) {
 func TestRaceIsNamedByItsTwoLines(t *testing.T) {
 	t.Parallel()
 	c, _ := checker.Find(1)
-	target := Target{Case: c, Pkg: check.Module + "/checker/library/case01/wrong/unguardedread"}
+	target := Target{Case: c, Pkg: check.Module + "/checker/grade/testdata/case01/unguardedread"}
 	rep, err := Grade(context.Background(), target, Options{Root: root(t)})
 	require.NoError(t, err)
 	race := result(t, rep, "race")
 	assert.Equal(t, check.Fail, race.Status)
-	file := "checker/library/case01/wrong/unguardedread/shop.go"
+	file := "checker/grade/testdata/case01/unguardedread/shop.go"
 	// The unguarded looks read at lines 29 and 42; the fill writes at 50.
 	assert.Regexp(t, `race: (write at `+file+`:50 against read at `+file+`:(29|42)|read at `+file+`:(29|42) against write at `+file+`:50)`, race.Message)
 	assert.Contains(t, race.Detail, "WARNING: DATA RACE", "the whole report is kept for --verbose")
@@ -334,7 +334,7 @@ func TestStoryFlagMistakeIsAUsageError(t *testing.T) {
 func TestSequentialQueriesAreToldApart(t *testing.T) {
 	t.Parallel()
 	c, _ := checker.Find(1)
-	rep, err := Grade(context.Background(), Target{Case: c, Pkg: check.Module + "/checker/library/case01/wrong/nosecondlook"},
+	rep, err := Grade(context.Background(), Target{Case: c, Pkg: check.Module + "/checker/grade/testdata/case01/nosecondlook"},
 		Options{Root: root(t), Repeat: 1})
 	require.NoError(t, err)
 	once := rep.Results[1]
