@@ -87,8 +87,9 @@ commands:
   reset N                put case N back as shipped (your changed files are kept in .lab-backup/)
   grade DIR...           grade each student's clone with this lab's checker: a table, CSV and JSON
       --only N,M         grade only these cases
-      --csv FILE         where to write the CSV (default grades.csv)
-      --json FILE        where to write the JSON (default grades.json)
+      --jobs N, -j N     grade N cases at once (default: one per processor)
+      --csv FILE         where to write the CSV (default grades.csv, in the lab's folder)
+      --json FILE        where to write the JSON (default grades.json, in the lab's folder)
       --repeat K         run each check K times (default 3)
 
 Exit status: 0 all passed, 1 something failed, 2 a wrong command line,
