@@ -60,9 +60,11 @@ commands:
   list                   every case, and whether you have solved it
   run N                  play case N's story on your code, with real numbers
       --solution         ... on the reference solution instead
-      --timeline         ... and draw each visitor's wait
+      --timeline         ... and draw each visitor's wait (cases 1, 2, 3, 5); with --seed S,
+                         every event of the explorer's scene S (cases 1 to 6, 8, 9, 10)
       --cases DIR        ... on DIR's cases/ (another clone)
-      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
+      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server
+                         (redis://HOST:PORT/DB; $REDIS_URL does the same); a note elsewhere
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
@@ -71,6 +73,7 @@ commands:
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
       --redis URL        the Redis cases (6, 8, 9, 10): check on a real Redis or Valkey server
+                         ($REDIS_URL does the same); a note elsewhere
       --no-race          quicker while you work, but no case counts as passed without the race check
       --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
@@ -160,6 +163,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, usage)
 		return nil
 	default:
+		if s := suggest(cmd, commands); s != "" {
+			return usagef("unknown command %q (did you mean %s?)", cmd, s)
+		}
 		return usagef("unknown command %q (try: go run ./shop help)", cmd)
 	}
 }
