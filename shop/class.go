@@ -102,7 +102,7 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if noRace != "" {
-		return fmt.Errorf("grading needs the race detector: %s. %s", noRace, compilerAdvice)
+		return fmt.Errorf("grading needs the race detector: %s (how to get it is said above)", noRace)
 	}
 	lab := labOf(ctx, root)
 	if lab.Modified {

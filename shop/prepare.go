@@ -100,13 +100,22 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	var all bytes.Buffer
 	start := time.Now()
 	var (
-		mu       sync.Mutex
-		compiled int
-		last     string // the package named last
+		mu        sync.Mutex
+		compiled  int
+		last      string // the package named last
+		announced bool   // what has been said
 	)
+	announce := func() { // with mu held
+		if !announced {
+			announced = true
+			p.Line("%s", what)
+		}
+	}
 	// One package (Redis's client, with the race detector, on a busy
-	// machine) can take minutes: a ticker keeps saying that the compile
-	// goes on, every second on a terminal and every half minute in a log.
+	// machine) can take minutes, and go build names a package only once it
+	// is done: a ticker says that the compile goes on, every second on a
+	// terminal and every half minute in a log, and says what it is once it
+	// has gone on for a few seconds, even before a package is named.
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
 	go func() {
@@ -115,23 +124,27 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 		if p.tty {
 			every = time.Second
 		}
-		t := time.NewTicker(every)
+		t := time.NewTicker(min(every, quietCompile))
 		defer t.Stop()
+		logged := start
 		for {
 			select {
 			case <-stop:
 				return
-			case <-t.C:
+			case now := <-t.C:
 				mu.Lock()
-				n, pkg := compiled, last
-				mu.Unlock()
-				if n == 0 {
-					continue
+				if now.Sub(start) >= quietCompile {
+					announce()
 				}
-				if p.tty {
-					p.Status("  %d packages compiled (%s): %s", n, since(start), pkg)
-				} else {
-					p.Line("  still compiling: %d packages so far (%s)", n, since(start))
+				n, pkg, said := compiled, last, announced
+				mu.Unlock()
+				switch {
+				case !said:
+				case p.tty:
+					p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), orDefault(pkg, "starting"))
+				case now.Sub(logged) >= every:
+					logged = now
+					p.Line("  still compiling: %s so far (%s)", plural(n, "package"), since(start))
 				}
 			}
 		}
@@ -146,23 +159,37 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 		compiled++
 		n := compiled
 		last = line
+		announce()
 		mu.Unlock()
-		if n == 1 {
-			p.Line("%s", what)
-		}
 		if n%25 == 0 && !p.tty {
-			p.Line("  %d packages compiled (%s)", n, since(start))
+			p.Line("  %s compiled (%s)", plural(n, "package"), since(start))
 		}
-		p.Status("  %d packages compiled (%s): %s", n, since(start), line)
+		p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), line)
 	}
 	_, _ = io.Copy(io.Discard, stderr)
 	err = cmd.Wait()
 	close(stop)
 	<-ticked
-	if compiled > 0 {
-		p.Line("  compiled %d packages in %s", compiled, since(start))
+	switch {
+	case compiled > 0:
+		p.Line("  compiled %s in %s", plural(compiled, "package"), since(start))
+	case announced:
+		p.Line("  done in %s", since(start))
 	}
 	return all.Bytes(), err
+}
+
+// quietCompile is how long a compile may go on before it says what it is
+// doing, even when go build has not named a package yet: a warm compile
+// (everything cached) ends well within it and says nothing.
+const quietCompile = 3 * time.Second
+
+// plural is n things: "1 package", "85 packages".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // since is the time since start, to the second.
@@ -202,6 +229,17 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		yellow.Fprintf(stdout, "Set up without the race detector (%s). You can work on every case, but checks here cannot pass one.\n", noRace)
 		return errIncomplete
 	}
-	fmt.Fprintf(stdout, "The lab is compiled (%s). A check now takes a few seconds: go run ./shop check 1\n", since(start))
+	fmt.Fprintf(stdout, "The lab is compiled (%s). A check now takes a few seconds: go run ./shop check 1\n", setupTook(goRunStart, start, time.Now()))
 	return nil
+}
+
+// setupTook says how long setup took: from when `go run` began, when
+// goRun can say (goRunStart), since go run compiles this command first,
+// silently; else from when the command began, saying so.
+func setupTook(goRun func() (time.Time, bool), start, end time.Time) string {
+	if began, ok := goRun(); ok && !began.After(start) && start.Sub(began) < time.Hour {
+		return fmt.Sprintf("%s in all: %s for go run to compile the command, %s for the rest",
+			end.Sub(began).Round(time.Second), start.Sub(began).Round(time.Second), end.Sub(start).Round(time.Second))
+	}
+	return fmt.Sprintf("in %s, after go run compiled the command", end.Sub(start).Round(time.Second))
 }
