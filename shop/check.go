@@ -116,7 +116,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.solution {
 		code = "solutions"
 	}
-	doc := document(sub.meta(ctx, root), code, reps, f.verbose)
+	doc := document(sub.meta(ctx, root, os.Getenv), code, reps, f.verbose)
 	if f.json {
 		if err := writeJSON(stdout, doc); err != nil {
 			return err

@@ -126,7 +126,7 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	took := time.Since(began)
 	p.Clear()
 	for i, s := range subs {
-		doc := document(s.meta(ctx, root), "cases", reps[i], false)
+		doc := document(s.meta(ctx, root, noEnv), "cases", reps[i], false)
 		doc.Lab = lab
 		class.Submissions = append(class.Submissions, doc)
 	}
