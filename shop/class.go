@@ -226,7 +226,7 @@ func printClass(w io.Writer, class Class) {
 		}
 		fmt.Fprintf(w, "%d/%d\n", d.Score.Points, d.Score.MaxPoints)
 	}
-	dim.Fprintln(w, "A case earns its points only when every check passes; (3/5) counts the checks passed on the way.")
+	dim.Fprintln(w, allOrNothing)
 }
 
 // writeClassCSV writes a row per submission: who, which commit and

@@ -49,7 +49,7 @@ func TestClassTableShowsPointsAndProgress(t *testing.T) {
 		"submission  student  case 1 /10   case 4 /15   points\n"+
 		"subs/alice  alice    10           0 (3/5)      10/25\n"+
 		"subs/bob    Bob B    0 (no build) ? (no race)  0/25\n"+
-		"A case earns its points only when every check passes; (3/5) counts the checks passed on the way.\n",
+		allOrNothing+"\n",
 		out.String())
 }
 
@@ -159,4 +159,22 @@ func TestGradesAreWrittenWhereGitIgnoresThem(t *testing.T) {
 		cmd.Dir = root
 		assert.NoError(t, cmd.Run(), "git ignores %s", name)
 	}
+}
+
+// TestInstructorsGuideKeepsUpWithTheLab: the guide's session plan has a
+// row for every case and for compare, and it states the rule of points in
+// the words the tables end with.
+func TestInstructorsGuideKeepsUpWithTheLab(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "docs", "instructors.md"))
+	require.NoError(t, err)
+	guide := string(data)
+	plan := guide[strings.Index(guide, "## A plan for the sessions"):]
+	plan = plan[:strings.Index(plan, "\n## ")]
+	for _, c := range checker.Cases() {
+		assert.Regexp(t, fmt.Sprintf(`(?m)^\| %d \| `, c.Number), plan, "the session plan has case %d", c.Number)
+	}
+	assert.Regexp(t, `(?m)^\| compare \| `, plan)
+	assert.Contains(t, strings.Join(strings.Fields(guide), " "), allOrNothing)
 }

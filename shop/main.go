@@ -9,7 +9,7 @@
 //	go run ./shop hint N     one more hint each time
 //	go run ./shop diff N     cases/caseNN against solutions/caseNN
 //	go run ./shop grade DIR  grade many students' clones into one class summary
-//	go run ./shop compare    every technique on seed 002's workload, side by side
+//	go run ./shop compare    every technique on one workload, side by side
 //
 // The command never imports student code: each case is built into a worker
 // program of its own and run in child processes (see checker/grade), so a

@@ -367,3 +367,16 @@ func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 }
+
+// TestReadmeNamesEveryExitStatus keeps the README's table of exit statuses,
+// which scripts read, in step with the command's.
+func TestReadmeNamesEveryExitStatus(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	for _, code := range []int{exitPass, exitFail, exitUsage, exitIncomplete, exitStop} {
+		assert.Contains(t, string(data), fmt.Sprintf("\n| %d | ", code), "the README says what status %d means", code)
+	}
+	assert.Contains(t, string(data), "go build -o bin/shop ./shop")
+}

@@ -136,5 +136,5 @@ func printSummary(w io.Writer, doc Document) {
 		fmt.Fprintf(w, " (%d not graded here: no race detector)", doc.Score.CasesIncomplete)
 	}
 	fmt.Fprintln(w)
-	dim.Fprintln(w, "A case earns its points only when every check passes; checks passed on the way score nothing.")
+	dim.Fprintln(w, allOrNothing)
 }
