@@ -31,21 +31,48 @@ type batch struct {
 // job is one grade of a batch: case c of submission sub, by index.
 type job struct{ sub, c int }
 
-// childrenPerCPU is how many check children the grades of a batch run
-// together, per processor: what one grade runs on its own (see
-// grade.Options.Workers), shared out among the grades running at once, so
-// that parallel grades overlap one another's builds and last checks
-// without more race-detector children, and their memory, than one grade
-// alone would have.
-const childrenPerCPU = 2
+// A grade on its own runs two check children per processor (see
+// grade.Options.Workers): a good part of a check is a query held shut on
+// the real clock, when its child is idle. The grades of a batch together
+// run up to twice that, shared out among them, and each no more than it
+// would alone: on two processors, two grades at once run four children
+// each, and four grades two each. So grades side by side fill one
+// another's idle time, builds and last checks, while the children, their
+// memory and the race detector's cost stay bounded by the processors.
+const (
+	childrenPerGrade = 2 // per processor, one grade alone
+	childrenPerBatch = 4 // per processor, every grade of a batch together
+)
+
+// workersFor is the children each of jobs grades at once may run.
+func workersFor(jobs int) int {
+	cpus := runtime.NumCPU()
+	share := (childrenPerBatch*cpus + jobs - 1) / max(1, jobs)
+	return max(1, min(childrenPerGrade*cpus, share))
+}
+
+// gradeMemory is what one grade may hold at once: its build's link, some
+// hundreds of megabytes with the race detector, and its share of the
+// check children, a few hundred each with the race detector's shadow
+// memory.
+const gradeMemory = 2 << 30
 
 // defaultJobs is how many grades run at once unless told: one per
-// processor, since a grade's build (the link) keeps one busy.
-func defaultJobs() int { return max(1, runtime.NumCPU()) }
+// processor, since a grade's build (the link) keeps one busy, and no more
+// than the memory the system has free allows.
+func defaultJobs() int {
+	avail, known := availableMemory()
+	return jobsFor(runtime.NumCPU(), avail, known)
+}
 
-// workersFor shares the batch's children out among jobs grades at once.
-func workersFor(jobs int) int {
-	return max(1, (childrenPerCPU*runtime.NumCPU()+jobs-1)/jobs)
+// jobsFor is defaultJobs on a machine of cpus processors with avail bytes
+// of memory free (when known).
+func jobsFor(cpus int, avail int64, known bool) int {
+	jobs := cpus
+	if known {
+		jobs = min(jobs, int(avail/gradeMemory))
+	}
+	return max(1, jobs)
 }
 
 // run grades every job and returns the reports by submission, each in the

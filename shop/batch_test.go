@@ -129,3 +129,14 @@ func TestBatchStopsAtTheFirstError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "case 2: no toolchain")
 }
+
+// TestJobsFollowTheProcessorsAndTheMemory: a grade per processor, as many
+// as the free memory holds, and always one.
+func TestJobsFollowTheProcessorsAndTheMemory(t *testing.T) {
+	assert.Equal(t, 2, jobsFor(2, 20<<30, true))
+	assert.Equal(t, 3, jobsFor(8, 7<<30, true), "7 GiB free holds three grades")
+	assert.Equal(t, 1, jobsFor(8, 1<<30, true))
+	assert.Equal(t, 8, jobsFor(8, 0, false), "memory unknown: the processors decide")
+	assert.Equal(t, 1, jobsFor(1, 64<<30, true))
+	assert.GreaterOrEqual(t, workersFor(64), 1)
+}
