@@ -2,8 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +35,14 @@ type batch struct {
 	now   func() time.Time
 }
 
-// job is one grade of a batch: case c of submission sub, by index.
-type job struct{ sub, c int }
+// job is one grade of a batch: case c (an index into the cases) of the
+// submissions subs (indexes too). A case is graded once for every
+// submission whose files of it are the same (a case not started is the
+// same in every clone), and the one verdict given to each.
+type job struct {
+	c    int
+	subs []int
+}
 
 // A grade on its own runs two check children per processor (see
 // grade.Options.Workers): a good part of a check is a query held shut on
@@ -85,7 +98,9 @@ func (b *batch) run(ctx context.Context) ([][]grade.Report, time.Duration, error
 	for i := range reps {
 		reps[i] = make([]grade.Report, len(b.cases))
 	}
-	s := newSchedule(b.subs, b.cases, b.jobs, b.now())
+	s := newSchedule(b.subs, b.cases, b.jobs, b.now(), func(sub, c int) string {
+		return filesKey(b.subs[sub].target(b.cases[c]).Src)
+	})
 	opts := b.opts
 	opts.Workers = workersFor(b.jobs)
 
@@ -103,7 +118,7 @@ func (b *batch) run(ctx context.Context) ([][]grade.Report, time.Duration, error
 				if !ok || ctx.Err() != nil {
 					return
 				}
-				sub, c := b.subs[j.sub], b.cases[j.c]
+				sub, c := b.subs[j.subs[0]], b.cases[j.c]
 				rep, err := b.grade(ctx, sub.target(c), opts)
 				if err != nil {
 					errOnce.Do(func() {
@@ -112,7 +127,10 @@ func (b *batch) run(ctx context.Context) ([][]grade.Report, time.Duration, error
 					})
 					return
 				}
-				reps[j.sub][j.c] = rep
+				for _, i := range j.subs {
+					rep.Target = b.subs[i].target(c)
+					reps[i][j.c] = rep
+				}
 				b.report(s.finish(j, b.now()))
 			}
 		}()
@@ -129,7 +147,14 @@ func (b *batch) run(ctx context.Context) ([][]grade.Report, time.Duration, error
 
 // report says that a grade is done, and how long the rest will take.
 func (b *batch) report(d done) {
-	label := fmt.Sprintf("%s: case %d (%s)", b.subs[d.job.sub].given, b.cases[d.job.c].Number, round(d.took))
+	names := make([]string, len(d.job.subs))
+	for k, i := range d.job.subs {
+		names[k] = b.subs[i].given
+	}
+	label := fmt.Sprintf("%s: case %d (%s)", strings.Join(names, ", "), b.cases[d.job.c].Number, round(d.took))
+	if len(names) > 1 {
+		label = fmt.Sprintf("%s: case %d, the same files, graded once (%s)", strings.Join(names, ", "), b.cases[d.job.c].Number, round(d.took))
+	}
 	if d.left >= 0 {
 		label += ", about " + round(d.left) + " left"
 	}
@@ -155,8 +180,8 @@ func round(d time.Duration) string {
 type schedule struct {
 	mu      sync.Mutex
 	began   time.Time
-	pending []job
-	running map[job]time.Time
+	pending []*job
+	running map[*job]time.Time
 	cases   []check.Case
 	cost    map[int]time.Duration // by index into cases: the mean grade
 	graded  map[int]int           // by index into cases: grades timed
@@ -168,33 +193,43 @@ type schedule struct {
 	estimated time.Duration
 }
 
-func newSchedule(subs []submission, cases []check.Case, width int, now time.Time) *schedule {
+// newSchedule plans a batch's jobs: each case of each submission, those
+// whose key (filesKey) is one and the same graded once together.
+func newSchedule(subs []submission, cases []check.Case, width int, now time.Time, key func(sub, c int) string) *schedule {
 	s := &schedule{
 		began:   now,
 		width:   max(1, width),
-		running: map[job]time.Time{},
+		running: map[*job]time.Time{},
 		cases:   cases,
 		cost:    map[int]time.Duration{},
 		graded:  map[int]int{},
 
 		estimated: -1,
 	}
+	same := map[string]*job{}
 	for i := range subs {
 		for c := range cases {
-			s.pending = append(s.pending, job{i, c})
+			k := key(i, c)
+			if j, ok := same[k]; ok && k != "" {
+				j.subs = append(j.subs, i)
+				continue
+			}
+			j := &job{c: c, subs: []int{i}}
+			same[k] = j
+			s.pending = append(s.pending, j)
 		}
 	}
-	s.total = len(s.pending)
+	s.total = len(subs) * len(cases)
 	return s
 }
 
 // next hands out the next job: a case not timed yet and not being timed,
 // else the one whose grades have taken longest.
-func (s *schedule) next(now time.Time) (job, bool) {
+func (s *schedule) next(now time.Time) (*job, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.pending) == 0 {
-		return job{}, false
+		return nil, false
 	}
 	pick := -1
 	for i, j := range s.pending {
@@ -229,7 +264,7 @@ func (s *schedule) timing(c int) bool {
 
 // done is what the schedule knows when a job ends.
 type done struct {
-	job          job
+	job          *job
 	took         time.Duration
 	count, total int
 	// left is the time the rest should take, or -1 while a case has not
@@ -239,7 +274,7 @@ type done struct {
 }
 
 // finish records that job j ended at now.
-func (s *schedule) finish(j job, now time.Time) done {
+func (s *schedule) finish(j *job, now time.Time) done {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	took := now.Sub(s.running[j])
@@ -247,7 +282,7 @@ func (s *schedule) finish(j job, now time.Time) done {
 	n := s.graded[j.c]
 	s.cost[j.c] = (s.cost[j.c]*time.Duration(n) + took) / time.Duration(n+1)
 	s.graded[j.c] = n + 1
-	s.count++
+	s.count += len(j.subs)
 	d := done{job: j, took: took, count: s.count, total: s.total, left: -1, estimate: -1}
 	if len(s.graded) < len(s.cases) {
 		return d
@@ -276,4 +311,44 @@ func (s *schedule) left(now time.Time) time.Duration {
 		add(max(s.cost[j.c]-now.Sub(began), 0))
 	}
 	return max(sum/time.Duration(s.width), longest)
+}
+
+var errNotPlain = errors.New("not a plain file")
+
+// filesKey names the contents of the folder dir, every file in it and
+// below, by name and bytes: two folders with one key build into one and
+// the same program. It is "" when dir cannot be read all through, so that
+// such a folder is graded on its own (and its grade says what is wrong).
+func filesKey(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%q %v\n", filepath.ToSlash(rel), d.Type())
+		switch {
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			return errNotPlain // a link may point anywhere: no key
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%d\n", len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

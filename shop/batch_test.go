@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +19,9 @@ import (
 	"stampede/checker/grade"
 )
 
+// apart keys every case of every submission apart: nothing is shared.
+func apart(sub, c int) string { return fmt.Sprint(sub, c) }
+
 // TestScheduleTimesEachCaseFirstThenTheLongest plays a batch on a clock of
 // its own: each case is graded once first, the estimate comes when the
 // last case is timed, and the longest grades go first after that.
@@ -23,17 +29,17 @@ func TestScheduleTimesEachCaseFirstThenTheLongest(t *testing.T) {
 	subs := make([]submission, 3)
 	cases := []check.Case{{Number: 1}, {Number: 2}}
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	s := newSchedule(subs, cases, 1, t0)
+	s := newSchedule(subs, cases, 1, t0, apart)
 
 	j, ok := s.next(t0)
 	require.True(t, ok)
-	assert.Equal(t, job{0, 0}, j)
+	assert.Equal(t, job{0, []int{0}}, *j)
 	d := s.finish(j, t0.Add(10*time.Second))
 	assert.Equal(t, time.Duration(-1), d.left, "case 2 has not been timed")
 	assert.Equal(t, time.Duration(-1), d.estimate)
 
 	j, _ = s.next(t0.Add(10 * time.Second))
-	assert.Equal(t, job{0, 1}, j, "the case not timed yet")
+	assert.Equal(t, job{1, []int{0}}, *j, "the case not timed yet")
 	d = s.finish(j, t0.Add(12*time.Second))
 	// Left: two more of case 1 (10 s) and two of case 2 (2 s), one at a time.
 	assert.Equal(t, 24*time.Second, d.left)
@@ -57,10 +63,10 @@ func TestScheduleSharesTheTimeLeftAmongTheGradesAtOnce(t *testing.T) {
 	subs := make([]submission, 2)
 	cases := []check.Case{{Number: 1}, {Number: 2}}
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	s := newSchedule(subs, cases, 2, t0)
+	s := newSchedule(subs, cases, 2, t0, apart)
 	a, _ := s.next(t0)
 	b, _ := s.next(t0)
-	assert.Equal(t, []job{{0, 0}, {0, 1}}, []job{a, b}, "each case timed at once")
+	assert.Equal(t, []job{{0, []int{0}}, {1, []int{0}}}, []job{*a, *b}, "each case timed at once")
 	s.finish(a, t0.Add(4*time.Second))
 	d := s.finish(b, t0.Add(30*time.Second))
 	// Left: one of each, 4 s and 30 s, two at a time: the 30 s one decides.
@@ -139,4 +145,50 @@ func TestJobsFollowTheProcessorsAndTheMemory(t *testing.T) {
 	assert.Equal(t, 8, jobsFor(8, 0, false), "memory unknown: the processors decide")
 	assert.Equal(t, 1, jobsFor(1, 64<<30, true))
 	assert.GreaterOrEqual(t, workersFor(64), 1)
+}
+
+// TestTheSameFilesAreGradedOnce: two submissions whose case is the same,
+// byte for byte (a case not started is), share one grade, and each gets
+// its verdict; files that differ in a byte, or a link, are graded apart.
+func TestTheSameFilesAreGradedOnce(t *testing.T) {
+	root := t.TempDir()
+	write := func(sub, name, body string) {
+		dir := filepath.Join(root, sub, "cases", "case01")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	write("ada", "shop.go", "package case01\n")
+	write("bob", "shop.go", "package case01\n")
+	write("cy", "shop.go", "package case01\n// mine\n")
+	write("dee", "shop.go", "package case01\n")
+	require.NoError(t, os.Symlink(filepath.Join(root, "cy", "cases", "case01", "shop.go"), filepath.Join(root, "dee", "cases", "case01", "more.go")))
+	var subs []submission
+	for _, n := range []string{"ada", "bob", "cy", "dee"} {
+		subs = append(subs, submission{given: n, cases: filepath.Join(root, n, "cases")})
+	}
+	assert.Equal(t, filesKey(subs[0].cases), filesKey(subs[1].cases))
+	assert.NotEqual(t, filesKey(subs[0].cases), filesKey(subs[2].cases))
+	assert.Empty(t, filesKey(subs[3].cases), "a link has no key")
+
+	var mu sync.Mutex
+	var graded []string
+	var out bytes.Buffer
+	b := batch{
+		subs: subs, cases: []check.Case{{Number: 1}}, jobs: 2, p: newProgress(&out), now: time.Now,
+		grade: func(_ context.Context, target grade.Target, _ grade.Options) (grade.Report, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			graded = append(graded, target.Src)
+			return grade.Report{Target: target, Results: []check.Result{{ID: "once", Status: check.Pass}}}, nil
+		},
+	}
+	reps, _, err := b.run(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, graded, 3, "ada and bob share one grade")
+	for i, s := range subs {
+		assert.Equal(t, s.target(check.Case{Number: 1}), reps[i][0].Target, "each report names its own submission")
+		assert.Equal(t, check.Pass, reps[i][0].Results[0].Status)
+	}
+	assert.Contains(t, out.String(), "ada, bob: case 1, the same files, graded once")
+	assert.Contains(t, out.String(), "[4/4] ")
 }

@@ -100,22 +100,17 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	var all bytes.Buffer
 	start := time.Now()
 	var (
-		mu        sync.Mutex
-		compiled  int
-		last      string // the package named last
-		announced bool   // what has been said
+		mu       sync.Mutex
+		compiled int
+		last     string // the package named last
+		waited   bool   // a line said go build was at work before it named one
 	)
-	announce := func() { // with mu held
-		if !announced {
-			announced = true
-			p.Line("%s", what)
-		}
-	}
 	// One package (Redis's client, with the race detector, on a busy
 	// machine) can take minutes, and go build names a package only once it
-	// is done: a ticker says that the compile goes on, every second on a
-	// terminal and every half minute in a log, and says what it is once it
-	// has gone on for a few seconds, even before a package is named.
+	// is done, or, on a loaded machine, may take a while to find that
+	// nothing needs compiling: a ticker says that the build goes on, every
+	// second on a terminal (after a few quiet ones) and every half minute
+	// in a log.
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
 	go func() {
@@ -124,26 +119,28 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 		if p.tty {
 			every = time.Second
 		}
-		t := time.NewTicker(min(every, quietCompile))
+		t := time.NewTicker(every)
 		defer t.Stop()
-		logged := start
 		for {
 			select {
 			case <-stop:
 				return
 			case now := <-t.C:
 				mu.Lock()
-				if now.Sub(start) >= quietCompile {
-					announce()
+				n, pkg := compiled, last
+				if n == 0 && !p.tty {
+					waited = true
 				}
-				n, pkg, said := compiled, last, announced
 				mu.Unlock()
 				switch {
-				case !said:
+				case n == 0 && now.Sub(start) < quietCompile:
+				case n == 0 && p.tty:
+					p.Status("  go build is at work (%s): finding what needs compiling", since(start))
+				case n == 0:
+					p.Line("  go build is at work (%s): finding what needs compiling", since(start))
 				case p.tty:
-					p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), orDefault(pkg, "starting"))
-				case now.Sub(logged) >= every:
-					logged = now
+					p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), pkg)
+				default:
 					p.Line("  still compiling: %s so far (%s)", plural(n, "package"), since(start))
 				}
 			}
@@ -159,8 +156,10 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 		compiled++
 		n := compiled
 		last = line
-		announce()
 		mu.Unlock()
+		if n == 1 {
+			p.Line("%s", what)
+		}
 		if n%25 == 0 && !p.tty {
 			p.Line("  %s compiled (%s)", plural(n, "package"), since(start))
 		}
@@ -173,15 +172,17 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 	switch {
 	case compiled > 0:
 		p.Line("  compiled %s in %s", plural(compiled, "package"), since(start))
-	case announced:
-		p.Line("  done in %s", since(start))
+	case waited:
+		p.Line("  nothing needed compiling (%s)", since(start))
+	default:
+		p.Clear()
 	}
 	return all.Bytes(), err
 }
 
-// quietCompile is how long a compile may go on before it says what it is
-// doing, even when go build has not named a package yet: a warm compile
-// (everything cached) ends well within it and says nothing.
+// quietCompile is how long a build may go on, on a terminal, before it
+// says it is at work though go build has not named a package yet: a warm
+// build (everything cached) mostly ends within it.
 const quietCompile = 3 * time.Second
 
 // plural is n things: "1 package", "85 packages".
