@@ -90,7 +90,7 @@ commands:
   reset N                put case N back as shipped (your changed files are kept in .lab-backup/)
   grade DIR...           grade each student's clone with this lab's checker: a table, CSV and JSON
       --only N,M         grade only these cases
-      --jobs N, -j N     grade N cases at once (default: one per processor)
+      --jobs N, -j N     grade N cases at once (default: one per processor, as free memory allows)
       --csv FILE         where to write the CSV (default grades.csv, in the lab's folder)
       --json FILE        where to write the JSON (default grades.json, in the lab's folder)
       --repeat K         run each check K times (default 3)

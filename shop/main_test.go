@@ -363,7 +363,7 @@ func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
 	require.Equal(t, exitPass, code)
 	for _, want := range []string{"setup", "list", "run N", "check N", "watch", "hint N", "diff N", "reset N", "grade DIR",
 		"--solution", "--timeline", "--redis", "--no-race", "--cases", "--repeat", "--json", "--verbose",
-		"--stay", "--all", "--reset", "--only", "--csv"} {
+		"--stay", "--all", "--reset", "--only", "--csv", "--jobs"} {
 		assert.Contains(t, out, want)
 	}
 }
