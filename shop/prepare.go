@@ -240,7 +240,7 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func setupTook(goRun func() (time.Time, bool), start, end time.Time) string {
 	if began, ok := goRun(); ok && !began.After(start) && start.Sub(began) < time.Hour {
 		return fmt.Sprintf("%s in all: %s for go run to compile the command, %s for the rest",
-			end.Sub(began).Round(time.Second), start.Sub(began).Round(time.Second), end.Sub(start).Round(time.Second))
+			round(end.Sub(began)), round(start.Sub(began)), round(end.Sub(start)))
 	}
-	return fmt.Sprintf("in %s, after go run compiled the command", end.Sub(start).Round(time.Second))
+	return fmt.Sprintf("in %s, after go run compiled the command", round(end.Sub(start)))
 }
