@@ -33,7 +33,7 @@ func parse(fs *flag.FlagSet, args []string, passThrough bool) ([]string, error) 
 		f := fs.Lookup(name)
 		if f == nil {
 			if !passThrough {
-				return nil, usagef("unknown flag %s", a)
+				return nil, usagef("unknown flag %s%s", a, didYouMean(name, flagNames(fs), "--"))
 			}
 			rest = append(rest, a)
 			continue

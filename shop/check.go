@@ -36,7 +36,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.verbose, "verbose", false, "show whole race reports and crashes")
 	fs.BoolVar(&f.noRace, "no-race", false, "build without the race detector (no case can pass)")
 	fs.Uint64Var(&f.seed, "seed", 0, "replay the random scenes of this seed (a failing check names its seed)")
-	fs.StringVar(&f.redis, "redis", "", "a real Redis or Valkey server for cases 6 and 8, as redis://HOST:PORT/DB")
+	fs.StringVar(&f.redis, "redis", "", "a real Redis or Valkey server for the Redis cases, as redis://HOST:PORT/DB")
 	fs.StringVar(&f.cases, "cases", "", "grade this folder's cases/ (another clone) with this lab's checker")
 	rest, err := parse(fs, args, false)
 	if err != nil {
@@ -67,17 +67,21 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if f.redis != "" {
-		if err := probeRedis(ctx, f.redis); err != nil {
-			return err
-		}
-		// The children inherit the environment; cases 6 and 8 read REDIS_URL.
-		if err := os.Setenv("REDIS_URL", f.redis); err != nil {
+	p := newProgress(stderr)
+	url, note, err := redisServer(ctx, cases, f.redis)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		p.Line("%s", note)
+	}
+	if url != "" {
+		// The children inherit the environment; the Redis cases read it.
+		if err := os.Setenv(redisVar, url); err != nil {
 			return err
 		}
 	}
 
-	p := newProgress(stderr)
 	if f.noRace {
 		p.Line("%s", noRaceAdvice)
 	}
@@ -112,7 +116,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.solution {
 		code = "solutions"
 	}
-	doc := document(sub.meta(ctx, root), code, reps, f.verbose)
+	doc := document(sub.meta(ctx, root, os.Getenv), code, reps, f.verbose)
 	if f.json {
 		if err := writeJSON(stdout, doc); err != nil {
 			return err

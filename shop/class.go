@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"stampede/checker"
 	"stampede/checker/check"
@@ -37,17 +38,26 @@ type ClassCase struct {
 	MaxPoints int    `json:"max_points"`
 }
 
+// Where `grade` writes its summaries unless told, in the lab's folder;
+// .gitignore names them, so that a grader's checkout stays clean.
+const (
+	gradesCSV  = "grades.csv"
+	gradesJSON = "grades.json"
+)
+
 // gradeCmd grades many submissions, each a clone of the lab or a copy of
 // its cases/, with this checkout's checker: a table on the terminal, and
-// the same in CSV and JSON files. Each submission's files are laid over
-// the lab's cases/ in a build of its own, and graded one submission after
-// another, so no submission can see or change another's.
+// the same in CSV and JSON files. Each case of each submission is laid
+// over the lab's cases/ in a build of its own, so no submission can see or
+// change another's; --jobs of those grades run at once.
 func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	only := fs.String("only", "", "grade only these cases, such as 1,4")
-	csvPath := fs.String("csv", "grades.csv", "where to write the CSV summary")
-	jsonPath := fs.String("json", "grades.json", "where to write the JSON summary")
+	csvPath := fs.String("csv", "", "where to write the CSV summary (default: grades.csv in the lab's folder)")
+	jsonPath := fs.String("json", "", "where to write the JSON summary (default: grades.json in the lab's folder)")
 	repeat := fs.Int("repeat", defaultRepeat, "run each check this many times")
+	jobs := fs.Int("jobs", defaultJobs(), "how many grades run at once")
+	fs.IntVar(jobs, "j", defaultJobs(), "short for --jobs")
 	dirs, err := parse(fs, args, false)
 	if err != nil {
 		return err
@@ -58,6 +68,9 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *repeat < 1 {
 		return usagef("--repeat must be at least 1")
 	}
+	if *jobs < 1 {
+		return usagef("--jobs must be at least 1")
+	}
 	cases, err := onlyCases(*only)
 	if err != nil {
 		return err
@@ -65,6 +78,13 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	root, err := moduleRoot()
 	if err != nil {
 		return err
+	}
+	// Beside go.mod, wherever the command is run from; git ignores them.
+	if *csvPath == "" {
+		*csvPath = filepath.Join(root, gradesCSV)
+	}
+	if *jsonPath == "" {
+		*jsonPath = filepath.Join(root, gradesJSON)
 	}
 	subs := make([]submission, len(dirs))
 	for i, d := range dirs {
@@ -82,7 +102,7 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if noRace != "" {
-		return fmt.Errorf("grading needs the race detector: %s. %s", noRace, compilerAdvice)
+		return fmt.Errorf("grading needs the race detector: %s (how to get it is said above)", noRace)
 	}
 	lab := labOf(ctx, root)
 	if lab.Modified {
@@ -93,23 +113,23 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		class.Cases = append(class.Cases, ClassCase{c.Number, c.Title, casePoints[c.Number]})
 		class.MaxPoints += casePoints[c.Number]
 	}
-	total, done := len(subs)*len(cases), 0
-	for _, s := range subs {
-		var reps []grade.Report
-		for _, c := range cases {
-			done++
-			p.Step(done, total, fmt.Sprintf("%s: case %d", s.given, c.Number))
-			rep, err := grade.Grade(ctx, s.target(c), grade.Options{Root: root, Repeat: *repeat})
-			if err != nil {
-				return fmt.Errorf("grading %s, case %d: %w", s.given, c.Number, err)
-			}
-			reps = append(reps, rep)
-		}
-		doc := document(s.meta(ctx, root), "cases", reps, false)
+	width := min(*jobs, len(subs)*len(cases))
+	p.Line("grading %d submission(s) x %d case(s), %d at a time (--jobs); an estimate follows once each case is timed",
+		len(subs), len(cases), width)
+	b := batch{subs: subs, cases: cases, opts: grade.Options{Root: root, Repeat: *repeat}, jobs: width,
+		p: p, grade: grade.Grade, now: time.Now}
+	began := time.Now()
+	reps, estimate, err := b.run(ctx)
+	if err != nil {
+		return err
+	}
+	took := time.Since(began)
+	p.Clear()
+	for i, s := range subs {
+		doc := document(s.meta(ctx, root, noEnv), "cases", reps[i], false)
 		doc.Lab = lab
 		class.Submissions = append(class.Submissions, doc)
 	}
-	p.Clear()
 
 	printClass(stdout, class)
 	if err := writeFile(*csvPath, func(w io.Writer) error { return writeClassCSV(w, class) }); err != nil {
@@ -118,7 +138,11 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := writeFile(*jsonPath, func(w io.Writer) error { return writeJSON(w, class) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nWrote %s and %s.\n", *csvPath, *jsonPath)
+	fmt.Fprintf(stdout, "\nGraded in %s", round(took))
+	if estimate >= 0 {
+		fmt.Fprintf(stdout, " (estimated %s)", round(estimate))
+	}
+	fmt.Fprintf(stdout, ". Wrote %s and %s.\n", *csvPath, *jsonPath)
 	return nil
 }
 
@@ -171,6 +195,16 @@ func cell(c CaseReport) string {
 	return fmt.Sprintf("0 (%d/%d)", c.Score.Passed, len(c.Checks))
 }
 
+// modifiedCell is the CSV's modified column: whether the submission's
+// cases/ had changes not committed, or empty when it is not a clone (there
+// is no commit to differ from).
+func modifiedCell(s Submission) string {
+	if s.Commit == "" {
+		return ""
+	}
+	return strconv.FormatBool(s.Modified)
+}
+
 // printClass writes the class table: a row per submission, a column per
 // case, and the total.
 func printClass(w io.Writer, class Class) {
@@ -192,27 +226,32 @@ func printClass(w io.Writer, class Class) {
 		}
 		fmt.Fprintf(w, "%d/%d\n", d.Score.Points, d.Score.MaxPoints)
 	}
-	dim.Fprintln(w, "A case earns its points only when every check passes; (3/5) counts the checks passed on the way.")
+	dim.Fprintln(w, allOrNothing)
 }
 
-// writeClassCSV writes a row per submission: who, which commit, each
-// case's points and checks passed, and the total.
+// writeClassCSV writes a row per submission: who, which commit and
+// whether its cases/ had changes not committed, each case's points, checks
+// passed, the ids of the checks that failed and the compiler's errors,
+// and the total.
 func writeClassCSV(w io.Writer, class Class) error {
 	cw := csv.NewWriter(w)
-	head := []string{"student", "email", "source", "submission", "commit"}
+	head := []string{"student", "email", "source", "submission", "commit", "modified"}
 	for _, c := range class.Cases {
 		n := strconv.Itoa(c.Case)
-		head = append(head, "case"+n+"_points", "case"+n+"_status", "case"+n+"_checks")
+		head = append(head, "case"+n+"_points", "case"+n+"_status", "case"+n+"_checks",
+			"case"+n+"_failed", "case"+n+"_compile_errors")
 	}
 	head = append(head, "points", "max_points", "cases_passed", "lab_commit", "graded_at")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, d := range class.Submissions {
-		row := []string{d.Student.Name, d.Student.Email, d.Student.Source, d.Submission.Dir, d.Submission.Commit}
+		row := []string{d.Student.Name, d.Student.Email, d.Student.Source, d.Submission.Dir, d.Submission.Commit,
+			modifiedCell(d.Submission)}
 		for _, c := range d.Cases {
 			row = append(row, strconv.Itoa(c.Score.Points), string(c.Status),
-				fmt.Sprintf("%d/%d", c.Score.Passed, len(c.Checks)))
+				fmt.Sprintf("%d/%d", c.Score.Passed, len(c.Checks)),
+				strings.Join(c.Failing, " "), strings.Join(c.CompileErrors, "\n"))
 		}
 		row = append(row, strconv.Itoa(d.Score.Points), strconv.Itoa(d.Score.MaxPoints),
 			strconv.Itoa(d.Score.CasesPassed), d.Lab.Commit, d.GradedAt)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func TestClassTableShowsPointsAndProgress(t *testing.T) {
 		"submission  student  case 1 /10   case 4 /15   points\n"+
 		"subs/alice  alice    10           0 (3/5)      10/25\n"+
 		"subs/bob    Bob B    0 (no build) ? (no race)  0/25\n"+
-		"A case earns its points only when every check passes; (3/5) counts the checks passed on the way.\n",
+		allOrNothing+"\n",
 		out.String())
 }
 
@@ -76,8 +77,10 @@ func TestGradeTwoSubmissions(t *testing.T) {
 	code, out, stderr := runShop(t, "grade", alice, bob, "--only", "1", "--repeat", "1", "--csv", csvPath, "--json", jsonPath)
 	require.Equal(t, exitPass, code, stderr)
 
-	assert.Contains(t, stderr, "[1/2] "+alice+": case 1\n", "progress is plain lines off a terminal")
-	assert.Contains(t, stderr, "[2/2] "+bob+": case 1\n")
+	// Progress is plain lines off a terminal, one as each grade ends.
+	assert.Regexp(t, `\[[12]/2\] `+regexp.QuoteMeta(alice)+`: case 1 \([0-9.]+m?s\)`, stderr)
+	assert.Regexp(t, `\[[12]/2\] `+regexp.QuoteMeta(bob)+`: case 1 \([0-9.]+m?s\)`, stderr)
+	assert.Contains(t, stderr, "estimate: about ")
 	lines := strings.Split(out, "\n")
 	require.GreaterOrEqual(t, len(lines), 3, out)
 	p := casePoints[1]
@@ -93,12 +96,14 @@ func TestGradeTwoSubmissions(t *testing.T) {
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
-	assert.Equal(t, []string{"student", "email", "source", "submission", "commit",
-		"case1_points", "case1_status", "case1_checks", "points", "max_points", "cases_passed", "lab_commit", "graded_at"}, rows[0])
-	assert.Equal(t, []string{"alice", "", "folder name", alice, "", "0", "fail", fmt.Sprintf("%d/%d", all-3, all), "0", strconv.Itoa(p), "0"}, rows[1][:11])
+	assert.Equal(t, []string{"student", "email", "source", "submission", "commit", "modified",
+		"case1_points", "case1_status", "case1_checks", "case1_failed", "case1_compile_errors",
+		"points", "max_points", "cases_passed", "lab_commit", "graded_at"}, rows[0])
+	assert.Equal(t, []string{"alice", "", "folder name", alice, "", "", "0", "fail", fmt.Sprintf("%d/%d", all-3, all),
+		"once two-shelves explore", "", "0", strconv.Itoa(p), "0"}, rows[1][:14])
 	assert.Equal(t, []string{"Bob Student", "bob@example.org", "last commit", bob}, rows[2][:4])
 	assert.Len(t, rows[2][4], 40, "bob's commit")
-	assert.Equal(t, []string{strconv.Itoa(p), "pass", fmt.Sprintf("%d/%d", all, all), strconv.Itoa(p), strconv.Itoa(p), "1"}, rows[2][5:11])
+	assert.Equal(t, []string{"false", strconv.Itoa(p), "pass", fmt.Sprintf("%d/%d", all, all), "", "", strconv.Itoa(p), strconv.Itoa(p), "1"}, rows[2][5:14])
 
 	data, err = os.ReadFile(jsonPath)
 	require.NoError(t, err)
@@ -138,4 +143,38 @@ func TestASubmissionIsACloneOrItsCasesFolder(t *testing.T) {
 	assert.Empty(t, s.cases, "the lab's own folder, named the long way")
 	_, err = resolveSubmission(root, filepath.Join(sub, "nowhere"))
 	assert.Error(t, err)
+}
+
+// TestGradesAreWrittenWhereGitIgnoresThem: grade's summaries go beside
+// go.mod by default, and git ignores them there, so that a grader's
+// checkout stays clean (and lab.modified false).
+func TestGradesAreWrittenWhereGitIgnoresThem(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	for _, name := range []string{gradesCSV, gradesJSON} {
+		cmd := exec.Command("git", "check-ignore", "-q", name)
+		cmd.Dir = root
+		assert.NoError(t, cmd.Run(), "git ignores %s", name)
+	}
+}
+
+// TestInstructorsGuideKeepsUpWithTheLab: the guide's session plan has a
+// row for every case and for compare, and it states the rule of points in
+// the words the tables end with.
+func TestInstructorsGuideKeepsUpWithTheLab(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "docs", "instructors.md"))
+	require.NoError(t, err)
+	guide := string(data)
+	plan := guide[strings.Index(guide, "## A plan for the sessions"):]
+	plan = plan[:strings.Index(plan, "\n## ")]
+	for _, c := range checker.Cases() {
+		assert.Regexp(t, fmt.Sprintf(`(?m)^\| %d \| `, c.Number), plan, "the session plan has case %d", c.Number)
+	}
+	assert.Regexp(t, `(?m)^\| compare \| `, plan)
+	assert.Contains(t, strings.Join(strings.Fields(guide), " "), allOrNothing)
 }

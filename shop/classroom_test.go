@@ -1,23 +1,61 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"stampede/checker"
+	"stampede/checker/check"
 )
 
 // classroomWorkflow is where GitHub Classroom reads the autograding tests.
 const classroomWorkflow = ".github/workflows/classroom.yml"
+
+// workflowStep is one step of the workflow, as GitHub Actions reads it.
+type workflowStep struct {
+	Name            string            `yaml:"name"`
+	ID              string            `yaml:"id"`
+	If              string            `yaml:"if"`
+	Uses            string            `yaml:"uses"`
+	Run             string            `yaml:"run"`
+	ContinueOnError bool              `yaml:"continue-on-error"`
+	With            map[string]string `yaml:"with"`
+	Env             map[string]string `yaml:"env"`
+}
+
+// workflowSteps reads the steps of the workflow's one job.
+func workflowSteps(t *testing.T, path string) []workflowStep {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []workflowStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &wf))
+	require.Len(t, wf.Jobs, 1, "one job")
+	for _, job := range wf.Jobs {
+		return job.Steps
+	}
+	return nil
+}
+
+// commandGrader is the action that runs one autograding test.
+const commandGrader = "classroom-resources/autograding-command-grader@v1"
 
 // autogradingTest is one step of the workflow that uses the command grader.
 type autogradingTest struct {
@@ -26,50 +64,21 @@ type autogradingTest struct {
 }
 
 // readWorkflow reads the command-grader steps and the reporter's runners
-// from the workflow. The file is simple YAML written for this lab; reading
-// the few keys by line keeps the lab free of a YAML dependency.
+// and environment from the workflow.
 func readWorkflow(t *testing.T, path string) (tests []autogradingTest, runners []string, env map[string]string) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	env = map[string]string{}
-	var cur *autogradingTest
-	inEnv := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		key, val, _ := strings.Cut(strings.TrimPrefix(line, "- "), ":")
-		val = strings.TrimSpace(val)
-		if strings.HasPrefix(line, "- name:") {
-			inEnv = false
-			if cur != nil {
-				tests = append(tests, *cur)
-				cur = nil
-			}
-		}
-		switch key {
-		case "id":
-			cur = &autogradingTest{id: val}
-		case "test-name":
-			cur.name = val
-		case "command":
-			cur.command = val
-		case "timeout":
-			cur.timeout, _ = strconv.Atoi(val)
-		case "max-score":
-			cur.maxScore, _ = strconv.Atoi(val)
-		case "runners":
-			runners = strings.Split(val, ",")
-		case "env":
-			inEnv = true
-		default:
-			if inEnv && strings.HasSuffix(key, "_RESULTS") {
-				env[key] = strings.Trim(val, `"`)
-			}
+	for _, st := range workflowSteps(t, path) {
+		switch {
+		case st.Uses == commandGrader:
+			at := autogradingTest{id: st.ID, name: st.With["test-name"], command: st.With["command"]}
+			at.timeout, _ = strconv.Atoi(st.With["timeout"])
+			at.maxScore, _ = strconv.Atoi(st.With["max-score"])
+			tests = append(tests, at)
+		case strings.HasPrefix(st.Uses, "classroom-resources/autograding-grading-reporter@"):
+			runners = strings.Split(st.With["runners"], ",")
+			env = st.Env
 		}
 	}
-	require.NoError(t, sc.Err())
 	return tests, runners, env
 }
 
@@ -86,7 +95,7 @@ func TestClassroomWorkflowHasATestPerCaseWorthItsPoints(t *testing.T) {
 		id := fmt.Sprintf("case-%d", c.Number)
 		assert.Equal(t, id, at.id)
 		assert.Equal(t, fmt.Sprintf("case %d", c.Number), at.name)
-		assert.Equal(t, fmt.Sprintf("cd lab && go run ./shop check %d --cases ../submission --repeat 5", c.Number), at.command)
+		assert.Equal(t, fmt.Sprintf("cd lab && GITHUB_ACTOR='${{ github.actor }}' go run ./shop check %d --cases ../submission --repeat 5", c.Number), at.command)
 		assert.Equal(t, casePoints[c.Number], at.maxScore, "case %d's max-score is its weight", c.Number)
 		assert.Positive(t, at.timeout)
 		assert.Contains(t, runners, id, "the reporter reads case %d", c.Number)
@@ -96,37 +105,148 @@ func TestClassroomWorkflowHasATestPerCaseWorthItsPoints(t *testing.T) {
 	assert.Equal(t, maxPoints(), total)
 }
 
-// shopArgs turns a workflow command into the shop's arguments, with the
-// submission's folder where the workflow checks it out.
-func shopArgs(t *testing.T, command, submission string) []string {
-	t.Helper()
-	_, after, ok := strings.Cut(command, "go run ./shop ")
-	require.True(t, ok, command)
-	args := strings.Fields(after)
-	for i, a := range args {
-		if a == "../submission" {
-			args[i] = submission
-		}
+// TestClassroomWorkflowFetchesTheLabOrSaysWhy holds the steps that fetch
+// the lab: with the secret for a private lab, falling back to the job's own
+// token, and, when the fetch fails, one line that says why before any case
+// is graded (the steps after it run only while every step before passed).
+func TestClassroomWorkflowFetchesTheLabOrSaysWhy(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	steps := workflowSteps(t, filepath.Join(root, classroomWorkflow))
+	i := slices.IndexFunc(steps, func(s workflowStep) bool { return s.With["path"] == "lab" })
+	require.GreaterOrEqual(t, i, 0, "a step checks out the lab as lab/")
+	lab := steps[i]
+	assert.Equal(t, "${{ vars.STAMPEDE_LAB || github.repository }}", lab.With["repository"])
+	assert.Equal(t, "${{ secrets.STAMPEDE_LAB_TOKEN || github.token }}", lab.With["token"], "a private lab's token, else the job's")
+	assert.True(t, lab.ContinueOnError, "the next step says why it failed")
+	require.Greater(t, len(steps), i+1)
+	why := steps[i+1]
+	assert.Equal(t, "steps."+lab.ID+".outcome != 'success'", why.If)
+	for _, st := range steps[i+2:] {
+		assert.Empty(t, st.If, "%s must not run after the lab could not be fetched", st.Name)
 	}
-	return args
+
+	// The step's script, run as the runner would, says it in one line.
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, hasToken := range []string{"false", "true"} {
+		cmd := exec.Command("sh", "-c", why.Run)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LAB=teacher/stampede-lab", "HAS_TOKEN=" + hasToken}
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, string(out))
+		assert.Equal(t, 1, exit.ExitCode())
+		assert.Equal(t, 1, strings.Count(string(out), "\n"), "one line: %q", out)
+		assert.True(t, strings.HasPrefix(string(out), "::error "), "an error annotation: %q", out)
+		assert.Contains(t, string(out), "teacher/stampede-lab")
+		assert.Contains(t, string(out), "STAMPEDE_LAB_TOKEN")
+	}
 }
 
-// TestClassroomCommandsScoreNothingAsShippedAndFullOnTheSolution runs case
-// 1's autograding command as the workflow does, on a fresh clone's case 1
-// and on a solved one: the command grader gives the points on exit 0 only.
-func TestClassroomCommandsScoreNothingAsShippedAndFullOnTheSolution(t *testing.T) {
+// graderEnv is the whole environment the command grader gives a test's
+// command (classroom-resources/autograding-command-grader's index.js).
+func graderEnv() []string {
+	return []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"FORCE_COLOR=true", "DOTNET_CLI_HOME=/tmp", "DOTNET_NOLOGO=true",
+	}
+}
+
+// goEnv is what go env says of one setting.
+func goEnv(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", name).Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+// expand puts a run's values in place of the workflow's expressions, and
+// fails on one it does not know.
+func expand(t *testing.T, s string, values map[string]string) string {
+	t.Helper()
+	for expr, v := range values {
+		s = strings.ReplaceAll(s, "${{ "+expr+" }}", v)
+	}
+	require.NotContains(t, s, "${{", "an expression the dry run does not know")
+	return s
+}
+
+// TestClassroomWorkflowDryRun plays the workflow's steps here, as far as
+// they can run off GitHub: the submission and the lab side by side, the
+// lab's setup step, and case 1's autograding command with only the
+// environment the command grader passes, on a fresh clone's case 1 and on
+// a solved one. The grader gives the points on exit 0 only, and the
+// report names the student who pushed.
+func TestClassroomWorkflowDryRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the worker")
+		t.Skip("runs go run ./shop and builds the worker")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
 	}
 	root, err := moduleRoot()
 	require.NoError(t, err)
-	tests, _, _ := readWorkflow(t, filepath.Join(root, classroomWorkflow))
-	require.NotEmpty(t, tests)
+	steps := workflowSteps(t, filepath.Join(root, classroomWorkflow))
+	values := map[string]string{"github.actor": "ada-l"}
 
-	code, out, _ := runShop(t, shopArgs(t, tests[0].command, submissionDir(t, "fresh", fromShipped, 1))...)
-	assert.Equal(t, exitFail, code, out)
-	code, out, _ = runShop(t, shopArgs(t, tests[0].command, submissionDir(t, "solved", fromSolution, 1))...)
-	assert.Equal(t, exitPass, code, out)
+	// The checkouts: lab/ is this lab (linked, so nothing is compiled
+	// anew), submission/ a student's repository.
+	ws := t.TempDir()
+	require.NoError(t, os.Symlink(root, filepath.Join(ws, "lab")))
+	sh := func(script string, env []string) (code int, stdout, stderr string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = ws
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode(), out.String(), errb.String()
+		}
+		require.NoError(t, err, errb.String())
+		return 0, out.String(), errb.String()
+	}
+	var setup, case1 *workflowStep
+	for i, st := range steps {
+		switch {
+		case st.Run != "" && strings.Contains(st.Run, "go run ./shop setup"):
+			setup = &steps[i]
+		case st.Uses == commandGrader && st.ID == "case-1":
+			case1 = &steps[i]
+		}
+	}
+	require.NotNil(t, setup, "a step compiles the lab first")
+	require.NotNil(t, case1)
+	code, out, stderr := sh(expand(t, setup.Run, values), append(os.Environ(), "GOFLAGS=-trimpath "+goEnv(t, "GOFLAGS")))
+	require.Equal(t, 0, code, out+stderr)
+
+	command := expand(t, case1.With["command"], values)
+	for _, tc := range []struct {
+		name string
+		from func(*testing.T, string, check.Case) files
+		want int
+	}{
+		{"fresh", fromShipped, exitFail},
+		{"solved", fromSolution, exitPass},
+	} {
+		sub := filepath.Join(ws, "submission")
+		require.NoError(t, os.RemoveAll(sub))
+		require.NoError(t, os.Rename(submissionDir(t, tc.name, tc.from, 1), sub))
+		// --json, so that the test can read whom the report names.
+		// The lab is seen through a link from a new folder each run: with
+		// -trimpath, go run finds it compiled rather than compiling it
+		// anew under that folder's name. The command sees nothing else.
+		env := append(graderEnv(), "GOFLAGS=-trimpath "+goEnv(t, "GOFLAGS"))
+		code, out, stderr := sh(command+" --json", env)
+		// (go run exits 1 for any status of the command's but 0.)
+		require.Equal(t, tc.want, code, "%s: %s\n%s", tc.name, command, stderr)
+		var doc Document
+		require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+		assert.Equal(t, Person{Name: "ada-l", Source: "GITHUB_ACTOR"}, doc.Student, "the student who pushed")
+	}
 }
 
 // TestAFreshCloneScoresZero grades every case as the lab ships it: each

@@ -19,9 +19,9 @@ import (
 	"stampede/checker/compare"
 )
 
-// compareCmd plays seed 002's workload through every technique's reference
-// solution, and with --student through the student's own cases, and prints
-// the table.
+// compareCmd plays one workload (by default chapter 11's worked example)
+// through every technique's reference solution, and with --student
+// through the student's own cases, and prints the table.
 //
 // The reference solutions run in this process: they are the lab's own
 // code, like the checker. The student's code never does (see studentRow).
@@ -67,7 +67,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}()
 	}
-	fmt.Fprintf(stdout, "Seed 002's worked example, through each technique's real code\n\n")
+	fmt.Fprintf(stdout, "Every technique's real code on one workload (docs/11-side-by-side.md explains the table)\n\n")
 	compare.Render(stdout, wl, rows, results)
 	var each []string
 	for _, r := range results[:len(rows)] {

@@ -67,13 +67,36 @@ func labOf(ctx context.Context, root string) Lab {
 	return lab
 }
 
-// submissionOf describes the submission in dir.
+// submissionOf describes the submission in dir. Only a clone of its own
+// has a commit: a plain folder inside another checkout (the grader's own,
+// say) would otherwise be given that checkout's commit.
 func submissionOf(ctx context.Context, dir, shown string) Submission {
-	s := Submission{Dir: shown, Commit: git(ctx, dir, "rev-parse", "HEAD")}
+	s := Submission{Dir: shown}
+	if !ownRepo(ctx, dir) {
+		return s
+	}
+	s.Commit = git(ctx, dir, "rev-parse", "HEAD")
 	if s.Commit != "" {
 		s.Modified = git(ctx, dir, "status", "--porcelain", "--", "cases") != ""
 	}
 	return s
+}
+
+// ownRepo reports whether dir is the top of a git working tree, and not a
+// folder inside another one.
+func ownRepo(ctx context.Context, dir string) bool {
+	top := git(ctx, dir, "rev-parse", "--show-toplevel")
+	return top != "" && sameDir(top, dir)
+}
+
+// sameDir reports whether a and b name one folder, links resolved.
+func sameDir(a, b string) bool {
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return filepath.Clean(ra) == filepath.Clean(rb)
 }
 
 // whoIsHere is the student grading their own clone: the CI's actor when
@@ -98,12 +121,21 @@ func whoIsHere(ctx context.Context, root string, getenv func(string) string) Per
 // yet) names the lab's author, not the student, so it names no one. The
 // grader's own git config would name the instructor, so it is not asked.
 func whoSubmitted(ctx context.Context, root, dir string) Person {
+	if !ownRepo(ctx, dir) {
+		return byFolder(dir)
+	}
 	if out := git(ctx, dir, "log", "-1", "--format=%H%x00%an%x00%ae", "--", "cases"); out != "" {
 		f := strings.SplitN(out, "\x00", 3)
 		if len(f) == 3 && git(ctx, root, "cat-file", "-t", f[0]) != "commit" {
 			return Person{Name: f[1], Email: f[2], Source: "last commit"}
 		}
 	}
+	return byFolder(dir)
+}
+
+// byFolder names a submission after its folder, as Classroom names each
+// student's repository.
+func byFolder(dir string) Person {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir

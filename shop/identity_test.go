@@ -59,3 +59,26 @@ func TestAStudentIsNamedByTheirOwnCommit(t *testing.T) {
 	gitIn(erin, "-c", "user.name=Erin E", "-c", "user.email=erin@example.org", "commit", "-qam", "case 1")
 	assert.Equal(t, Person{Name: "Erin E", Email: "erin@example.org", Source: "last commit"}, whoSubmitted(ctx, lab, erin))
 }
+
+// TestAFolderInsideAnotherCloneHasNoCommit: a submission copied into the
+// grader's own checkout is not a clone, and must not be given the
+// checkout's commit (or its last author) as its own.
+func TestAFolderInsideAnotherCloneHasNoCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ctx := context.Background()
+	lab := t.TempDir()
+	sub := filepath.Join(lab, "submissions", "fay")
+	require.NoError(t, os.MkdirAll(filepath.Join(sub, "cases", "case01"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "cases", "case01", "shop.go"), []byte("package case01\n"), 0o644))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "the lab, with a submission inside"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Lab Author", "-c", "user.email=lab@example.org"}, args...)...)
+		cmd.Dir = lab
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	assert.Len(t, submissionOf(ctx, lab, ".").Commit, 40, "the lab is a clone")
+	assert.Equal(t, Submission{Dir: "fay"}, submissionOf(ctx, sub, "fay"))
+	assert.Equal(t, Person{Name: "fay", Source: "folder name"}, whoSubmitted(ctx, t.TempDir(), sub))
+}

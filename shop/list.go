@@ -102,7 +102,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "\n%d of %d solved\n", solved, len(cases))
 	if noRace != "" {
-		yellow.Fprintf(stdout, "No case can be solved here: %s. %s\n", noRace, compilerAdvice)
+		yellow.Fprintf(stdout, "No case can be solved here: %s (how to get it is said above).\n", noRace)
 	}
 	return nil
 }

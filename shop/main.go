@@ -9,7 +9,7 @@
 //	go run ./shop hint N     one more hint each time
 //	go run ./shop diff N     cases/caseNN against solutions/caseNN
 //	go run ./shop grade DIR  grade many students' clones into one class summary
-//	go run ./shop compare    every technique on seed 002's workload, side by side
+//	go run ./shop compare    every technique on one workload, side by side
 //
 // The command never imports student code: each case is built into a worker
 // program of its own and run in child processes (see checker/grade), so a
@@ -60,9 +60,11 @@ commands:
   list                   every case, and whether you have solved it
   run N                  play case N's story on your code, with real numbers
       --solution         ... on the reference solution instead
-      --timeline         ... and draw each visitor's wait
+      --timeline         ... and draw each visitor's wait (cases 1, 2, 3, 5); with --seed S,
+                         every event of the explorer's scene S (cases 1 to 6, 8, 9, 10)
       --cases DIR        ... on DIR's cases/ (another clone)
-      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server (redis://HOST:PORT/DB)
+      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server
+                         (redis://HOST:PORT/DB; $REDIS_URL does the same); a note elsewhere
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
@@ -71,6 +73,7 @@ commands:
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
       --redis URL        the Redis cases (6, 8, 9, 10): check on a real Redis or Valkey server
+                         ($REDIS_URL does the same); a note elsewhere
       --no-race          quicker while you work, but no case counts as passed without the race check
       --seed S           replay the random scenes of seed S
   watch [N]              check again each time you save; move on when it passes
@@ -87,8 +90,9 @@ commands:
   reset N                put case N back as shipped (your changed files are kept in .lab-backup/)
   grade DIR...           grade each student's clone with this lab's checker: a table, CSV and JSON
       --only N,M         grade only these cases
-      --csv FILE         where to write the CSV (default grades.csv)
-      --json FILE        where to write the JSON (default grades.json)
+      --jobs N, -j N     grade N cases at once (default: one per processor, as free memory allows)
+      --csv FILE         where to write the CSV (default grades.csv, in the lab's folder)
+      --json FILE        where to write the JSON (default grades.json, in the lab's folder)
       --repeat K         run each check K times (default 3)
 
 Exit status: 0 all passed, 1 something failed, 2 a wrong command line,
@@ -159,6 +163,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, usage)
 		return nil
 	default:
+		if s := suggest(cmd, commands); s != "" {
+			return usagef("unknown command %q (did you mean %s?)", cmd, s)
+		}
 		return usagef("unknown command %q (try: go run ./shop help)", cmd)
 	}
 }

@@ -363,7 +363,20 @@ func TestHelpNamesEveryCommandAndFlag(t *testing.T) {
 	require.Equal(t, exitPass, code)
 	for _, want := range []string{"setup", "list", "run N", "check N", "watch", "hint N", "diff N", "reset N", "grade DIR",
 		"--solution", "--timeline", "--redis", "--no-race", "--cases", "--repeat", "--json", "--verbose",
-		"--stay", "--all", "--reset", "--only", "--csv"} {
+		"--stay", "--all", "--reset", "--only", "--csv", "--jobs"} {
 		assert.Contains(t, out, want)
 	}
+}
+
+// TestReadmeNamesEveryExitStatus keeps the README's table of exit statuses,
+// which scripts read, in step with the command's.
+func TestReadmeNamesEveryExitStatus(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	for _, code := range []int{exitPass, exitFail, exitUsage, exitIncomplete, exitStop} {
+		assert.Contains(t, string(data), fmt.Sprintf("\n| %d | ", code), "the README says what status %d means", code)
+	}
+	assert.Contains(t, string(data), "go build -o bin/shop ./shop")
 }

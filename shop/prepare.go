@@ -103,10 +103,14 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 		mu       sync.Mutex
 		compiled int
 		last     string // the package named last
+		waited   bool   // a line said go build was at work before it named one
 	)
 	// One package (Redis's client, with the race detector, on a busy
-	// machine) can take minutes: a ticker keeps saying that the compile
-	// goes on, every second on a terminal and every half minute in a log.
+	// machine) can take minutes, and go build names a package only once it
+	// is done, or, on a loaded machine, may take a while to find that
+	// nothing needs compiling: a ticker says that the build goes on, every
+	// second on a terminal (after a few quiet ones) and every half minute
+	// in a log.
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
 	go func() {
@@ -121,17 +125,23 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 			select {
 			case <-stop:
 				return
-			case <-t.C:
+			case now := <-t.C:
 				mu.Lock()
 				n, pkg := compiled, last
-				mu.Unlock()
-				if n == 0 {
-					continue
+				if n == 0 && !p.tty {
+					waited = true
 				}
-				if p.tty {
-					p.Status("  %d packages compiled (%s): %s", n, since(start), pkg)
-				} else {
-					p.Line("  still compiling: %d packages so far (%s)", n, since(start))
+				mu.Unlock()
+				switch {
+				case n == 0 && now.Sub(start) < quietCompile:
+				case n == 0 && p.tty:
+					p.Status("  go build is at work (%s): finding what needs compiling", since(start))
+				case n == 0:
+					p.Line("  go build is at work (%s): finding what needs compiling", since(start))
+				case p.tty:
+					p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), pkg)
+				default:
+					p.Line("  still compiling: %s so far (%s)", plural(n, "package"), since(start))
 				}
 			}
 		}
@@ -151,18 +161,36 @@ func compileWithProgress(ctx context.Context, root string, race bool, pkgs []str
 			p.Line("%s", what)
 		}
 		if n%25 == 0 && !p.tty {
-			p.Line("  %d packages compiled (%s)", n, since(start))
+			p.Line("  %s compiled (%s)", plural(n, "package"), since(start))
 		}
-		p.Status("  %d packages compiled (%s): %s", n, since(start), line)
+		p.Status("  %s compiled (%s): %s", plural(n, "package"), since(start), line)
 	}
 	_, _ = io.Copy(io.Discard, stderr)
 	err = cmd.Wait()
 	close(stop)
 	<-ticked
-	if compiled > 0 {
-		p.Line("  compiled %d packages in %s", compiled, since(start))
+	switch {
+	case compiled > 0:
+		p.Line("  compiled %s in %s", plural(compiled, "package"), since(start))
+	case waited:
+		p.Line("  nothing needed compiling (%s)", since(start))
+	default:
+		p.Clear()
 	}
 	return all.Bytes(), err
+}
+
+// quietCompile is how long a build may go on, on a terminal, before it
+// says it is at work though go build has not named a package yet: a warm
+// build (everything cached) mostly ends within it.
+const quietCompile = 3 * time.Second
+
+// plural is n things: "1 package", "85 packages".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // since is the time since start, to the second.
@@ -202,6 +230,17 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		yellow.Fprintf(stdout, "Set up without the race detector (%s). You can work on every case, but checks here cannot pass one.\n", noRace)
 		return errIncomplete
 	}
-	fmt.Fprintf(stdout, "The lab is compiled (%s). A check now takes a few seconds: go run ./shop check 1\n", since(start))
+	fmt.Fprintf(stdout, "The lab is compiled (%s). A check now takes a few seconds: go run ./shop check 1\n", setupTook(goRunStart, start, time.Now()))
 	return nil
+}
+
+// setupTook says how long setup took: from when `go run` began, when
+// goRun can say (goRunStart), since go run compiles this command first,
+// silently; else from when the command began, saying so.
+func setupTook(goRun func() (time.Time, bool), start, end time.Time) string {
+	if began, ok := goRun(); ok && !began.After(start) && start.Sub(began) < time.Hour {
+		return fmt.Sprintf("%s in all: %s for go run to compile the command, %s for the rest",
+			round(end.Sub(began)), round(start.Sub(began)), round(end.Sub(start)))
+	}
+	return fmt.Sprintf("in %s, after go run compiled the command", round(end.Sub(start)))
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,4 +79,27 @@ func TestAnUnreachableRedisIsOneSetUpError(t *testing.T) {
 	code, _, stderr = runShop(t, "check", "6", "--redis", "localhost:6379")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "is not a Redis URL")
+}
+
+func TestCountsAgreeWithTheirNumber(t *testing.T) {
+	assert.Equal(t, "1 package", plural(1, "package"))
+	assert.Equal(t, "0 packages", plural(0, "package"))
+	assert.Equal(t, "85 packages", plural(85, "package"))
+}
+
+// TestSetupCountsGoRunsOwnCompile: setup's time includes the minute go run
+// may spend compiling the command before it starts, or says it does not.
+func TestSetupCountsGoRunsOwnCompile(t *testing.T) {
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	end := start.Add(2 * time.Second)
+	goRun := func() (time.Time, bool) { return start.Add(-58 * time.Second), true }
+	assert.Equal(t, "1m0s in all: 58s for go run to compile the command, 2s for the rest", setupTook(goRun, start, end))
+	unknown := func() (time.Time, bool) { return time.Time{}, false }
+	assert.Equal(t, "in 2s, after go run compiled the command", setupTook(unknown, start, end))
+
+	// Under go test, this process's parent is the go command.
+	if began, ok := goRunStart(); ok {
+		assert.False(t, began.After(time.Now()))
+		assert.Less(t, time.Since(began), time.Hour)
+	}
 }

@@ -47,10 +47,10 @@ func printReport(w io.Writer, rep grade.Report, verbose bool) {
 	case CaseIncomplete:
 		yellow.Fprintf(w, "NOT GRADED HERE: no check failed, but the race check did not run, so case %d is not passed. Why: %s.\n",
 			c.Number, orDefault(rep.NoRace, "a check was skipped"))
+		// How to get the race detector was said once, when the lab was
+		// compiled (see prepare): not again under every case.
 		if rep.NoRace == noRaceOff {
 			fmt.Fprintln(w, "Check again without --no-race for the verdict.")
-		} else {
-			fmt.Fprintln(w, compilerAdvice)
 		}
 	case CaseFail:
 		if failed > 0 && rep.Build == nil {
@@ -127,7 +127,7 @@ func mark(st CaseStatus) string {
 func printSummary(w io.Writer, doc Document) {
 	fmt.Fprintln(w, "Summary")
 	for _, c := range doc.Cases {
-		fmt.Fprintf(w, "  %s  case %d  %-36s %3d/%-3d points  %d/%d checks\n",
+		fmt.Fprintf(w, "  %s  case %-2d  %-36s %3d/%-3d points  %d/%d checks\n",
 			mark(c.Status), c.Case, c.Title, c.Score.Points, c.Score.MaxPoints, c.Score.Passed, len(c.Checks))
 	}
 	fmt.Fprintf(w, "\n%d of %d cases solved: %d of %d points",
@@ -136,5 +136,5 @@ func printSummary(w io.Writer, doc Document) {
 		fmt.Fprintf(w, " (%d not graded here: no race detector)", doc.Score.CasesIncomplete)
 	}
 	fmt.Fprintln(w)
-	dim.Fprintln(w, "A case earns its points only when every check passes; checks passed on the way score nothing.")
+	dim.Fprintln(w, allOrNothing)
 }

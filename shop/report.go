@@ -28,16 +28,19 @@ type Document struct {
 
 // CaseReport is one case's part of a Document.
 type CaseReport struct {
-	Case          int            `json:"case"`
-	Title         string         `json:"title"`
-	Dir           string         `json:"dir"`    // "cases/case01"
-	Status        CaseStatus     `json:"status"` // "pass", "fail" or "incomplete"
-	Compiles      bool           `json:"compiles"`
-	CompileErrors []string       `json:"compile_errors,omitempty"`
-	RaceDetector  bool           `json:"race_detector"`
-	NoRace        string         `json:"no_race,omitempty"` // why the race detector did not run
-	Score         Score          `json:"score"`
-	Checks        []check.Result `json:"checks"`
+	Case          int        `json:"case"`
+	Title         string     `json:"title"`
+	Dir           string     `json:"dir"`    // "cases/case01"
+	Status        CaseStatus `json:"status"` // "pass", "fail" or "incomplete"
+	Compiles      bool       `json:"compiles"`
+	CompileErrors []string   `json:"compile_errors,omitempty"`
+	RaceDetector  bool       `json:"race_detector"`
+	NoRace        string     `json:"no_race,omitempty"` // why the race detector did not run
+	Score         Score      `json:"score"`
+	// Failing names the checks that failed or were flaky, by id, for a
+	// case that compiles (CompileErrors says why one that does not failed).
+	Failing []string       `json:"failing,omitempty"`
+	Checks  []check.Result `json:"checks"`
 }
 
 // Score counts checks and points. A case's points are its weight
@@ -100,6 +103,9 @@ func caseReport(rep grade.Report, verbose bool) CaseReport {
 			cr.Score.Skipped++
 		default:
 			cr.Score.Failed++
+			if rep.Build == nil {
+				cr.Failing = append(cr.Failing, r.ID)
+			}
 		}
 	}
 	cr.Score.MaxPoints = casePoints[c.Number]

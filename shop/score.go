@@ -27,6 +27,11 @@ var casePoints = map[int]int{
 	10: 16, // the stale set: delete after commit, leases, the stale leader's conflict
 }
 
+// allOrNothing is the rule of points in one sentence, as every table of
+// points ends with it and docs/instructors.md quotes it.
+const allOrNothing = "A case earns its points only when every check passes, race check included; " +
+	"the checks passed on the way, such as 3/5, show progress and score nothing."
+
 // maxPoints is the whole lab's worth.
 func maxPoints() int {
 	total := 0
