@@ -110,8 +110,8 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	class := Class{Schema: ClassSchema, Lab: lab, GradedAt: now(), Submissions: []Document{}}
 	for _, c := range cases {
-		class.Cases = append(class.Cases, ClassCase{c.Number, c.Title, casePoints[c.Number]})
-		class.MaxPoints += casePoints[c.Number]
+		class.Cases = append(class.Cases, ClassCase{c.Number, c.Title, points(c.Number)})
+		class.MaxPoints += points(c.Number)
 	}
 	width := min(*jobs, len(subs)*len(cases))
 	p.Line("grading %d submission(s) x %d case(s), %d at a time (--jobs); an estimate follows once each case is timed",

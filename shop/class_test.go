@@ -83,7 +83,7 @@ func TestGradeTwoSubmissions(t *testing.T) {
 	assert.Contains(t, stderr, "estimate: about ")
 	lines := strings.Split(out, "\n")
 	require.GreaterOrEqual(t, len(lines), 3, out)
-	p := casePoints[1]
+	p := points(1)
 	assert.Regexp(t, fmt.Sprintf(`^submission +student +case 1 /%d +points$`, p), lines[0])
 	c, _ := checker.Find(1)
 	all := len(c.Checks)

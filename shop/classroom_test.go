@@ -83,7 +83,7 @@ func readWorkflow(t *testing.T, path string) (tests []autogradingTest, runners [
 }
 
 // TestClassroomWorkflowHasATestPerCaseWorthItsPoints keeps the workflow in
-// step with the lab's cases and casePoints.
+// step with the lab's cases and their points.
 func TestClassroomWorkflowHasATestPerCaseWorthItsPoints(t *testing.T) {
 	root, err := moduleRoot()
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ func TestClassroomWorkflowHasATestPerCaseWorthItsPoints(t *testing.T) {
 		assert.Equal(t, id, at.id)
 		assert.Equal(t, fmt.Sprintf("case %d", c.Number), at.name)
 		assert.Equal(t, fmt.Sprintf("cd lab && GITHUB_ACTOR='${{ github.actor }}' go run ./shop check %d --cases ../submission --repeat 5", c.Number), at.command)
-		assert.Equal(t, casePoints[c.Number], at.maxScore, "case %d's max-score is its weight", c.Number)
+		assert.Equal(t, points(c.Number), at.maxScore, "case %d's max-score is its weight", c.Number)
 		assert.Positive(t, at.timeout)
 		assert.Contains(t, runners, id, "the reporter reads case %d", c.Number)
 		assert.Equal(t, "${{steps."+id+".outputs.result}}", env[strings.ToUpper(id)+"_RESULTS"])

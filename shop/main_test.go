@@ -112,7 +112,7 @@ func TestCheckJSONIsOneDocument(t *testing.T) {
 	assert.Equal(t, Schema, doc.Schema)
 	require.Len(t, doc.Cases, 1)
 	assert.Equal(t, 0, doc.Score.Points, "3 checks of 5 pass, and a case is worth its points only when all do")
-	assert.Equal(t, casePoints[1], doc.Score.MaxPoints)
+	assert.Equal(t, points(1), doc.Score.MaxPoints)
 	assert.Equal(t, 3, doc.Score.Passed)
 	assert.Equal(t, "once", doc.Cases[0].Checks[1].ID)
 	assert.Equal(t, check.Fail, doc.Cases[0].Checks[1].Status)

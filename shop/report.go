@@ -44,7 +44,7 @@ type CaseReport struct {
 }
 
 // Score counts checks and points. A case's points are its weight
-// (casePoints) when every check passed, race check included, and 0
+// (points) when every check passed, race check included, and 0
 // otherwise; the check counts show progress but score nothing.
 type Score struct {
 	Passed          int `json:"passed"`  // checks
@@ -108,7 +108,7 @@ func caseReport(rep grade.Report, verbose bool) CaseReport {
 			}
 		}
 	}
-	cr.Score.MaxPoints = casePoints[c.Number]
+	cr.Score.MaxPoints = points(c.Number)
 	cr.Score.CasesTotal = 1
 	switch cr.Status {
 	case CasePass:

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"stampede/checker/check"
-	"stampede/checker/grade"
 )
 
 // The flags that `run` offers for every case mean the same in each, or are
@@ -69,12 +68,6 @@ func hasFlag(args []string, name string) bool {
 	return false
 }
 
-// usesRedis reports whether case c runs on Redis: whether it may import
-// the Redis client (grade.Allowed is where that is decided).
-func usesRedis(c check.Case) bool {
-	return slices.Contains(grade.Allowed(c.Number), "github.com/redis/go-redis/v9/...")
-}
-
 // redisVar is the environment variable the Redis cases read for a real
 // server (their checker's URLVar); --redis sets it for the checks.
 const redisVar = "REDIS_URL"
@@ -93,7 +86,7 @@ func redisServer(ctx context.Context, cases []check.Case, flagURL string) (url, 
 	}
 	var onRedis []string
 	for _, c := range cases {
-		if usesRedis(c) {
+		if c.Redis {
 			onRedis = append(onRedis, fmt.Sprint(c.Number))
 		}
 	}

@@ -91,7 +91,7 @@ func TestTimelinesMatchTheStories(t *testing.T) {
 			assert.NotContains(t, usage, "with --seed", "case %d's --timeline draws the story", c.Number)
 		}
 		_, redis := flags["redis"]
-		assert.Equal(t, usesRedis(c), redis, "case %d's story takes --redis if and only if the case uses Redis", c.Number)
+		assert.Equal(t, c.Redis, redis, "case %d's story takes --redis if and only if the case uses Redis", c.Number)
 	}
 }
 
@@ -177,7 +177,7 @@ func TestHelpNamesTheCasesOfEachStoryFlag(t *testing.T) {
 		case sceneEvents:
 			scenes = append(scenes, n)
 		}
-		if usesRedis(c) {
+		if c.Redis {
 			onRedis = append(onRedis, n)
 		}
 	}
