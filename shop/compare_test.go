@@ -113,7 +113,7 @@ func TestCompareFlags(t *testing.T) {
 	code, stdout, stderr := runShop(t, "compare", "--servers", "4", "--rate", "400", "--rebuild", "100ms")
 	require.Equal(t, exitPass, code, stderr)
 	assert.Contains(t, stdout, "400 reads a second over 4 servers (100 each), a 0.1 s rebuild")
-	assert.Contains(t, stdout, "no protection: 40 source reads; the seed says 40")
+	assert.Contains(t, stdout, "no protection: 40 source reads; the example says 40")
 }
 
 // TestStudentRowIsPlayedApart builds the --student program around a

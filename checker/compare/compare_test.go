@@ -268,7 +268,7 @@ func TestRenderJudgesAgainstTheSeed(t *testing.T) {
 	var b bytes.Buffer
 	Render(&b, w, rows, results)
 	out := b.String()
-	assert.Contains(t, out, "no protection: 1950 source reads; the seed says 2000")
+	assert.Contains(t, out, "no protection: 1950 source reads; the example says 2000")
 	assert.Contains(t, out, "misses): matches.")
 	assert.Contains(t, out, "DIFFERS")
 	assert.Contains(t, out, "the count differs, because case 7")

@@ -66,7 +66,7 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 		fmt.Fprintf(w, "  %-*s  %s|%s  busiest column %d\n", width, label(r), spark(r.Chart[:at], top), spark(r.Chart[at:], top), top)
 	}
 
-	fmt.Fprintf(w, "\nAgainst seed 002 (a count matches within %d%% of the seed's figure):\n", int(Tolerance*100))
+	fmt.Fprintf(w, "\nAgainst the worked example's figures (a count matches within %d%% of its figure):\n", int(Tolerance*100))
 	for _, r := range results {
 		row, ok := find(rows, r)
 		if !ok || row.Seed.Reads == nil || r.Err != "" {
@@ -103,16 +103,16 @@ func Matches(measured, seed int) bool {
 // judge says how a result stands against the seed's figures.
 func judge(row Row, wl Workload, r Result) string {
 	want := row.Seed.Reads(wl)
-	s := fmt.Sprintf("%d source reads; the seed says %d (%s)", r.Source, want, row.Seed.Says)
+	s := fmt.Sprintf("%d source reads; the example says %d (%s)", r.Source, want, row.Seed.Says)
 	if row.Seed.NoMiss {
-		s = fmt.Sprintf("%d source reads and %d reads waited; the seed says %d and no miss (%s)", r.Source, r.Waited, want, row.Seed.Says)
+		s = fmt.Sprintf("%d source reads and %d reads waited; the example says %d and no miss (%s)", r.Source, r.Waited, want, row.Seed.Says)
 	}
 	noMiss := !row.Seed.NoMiss || r.Waited == 0
 	switch {
 	case Matches(r.Source, want) && noMiss:
 		return s + ": matches."
 	case row.Seed.Why != "" && row.Seed.NoMiss && noMiss:
-		return s + ": no read waited, as the seed says; the count differs, because " + row.Seed.Why + "."
+		return s + ": no read waited, as the example says; the count differs, because " + row.Seed.Why + "."
 	case row.Seed.Why != "":
 		return s + ": differs, because " + row.Seed.Why + "."
 	}

@@ -233,7 +233,7 @@ func XFetch[S Shop](technique, code string, n int, newShop func(*catalog.DB, clo
 			Says:   "typically one early refresh, and no miss",
 			Why: "case 7 keeps the list in each server's memory, so each server refreshes its own copy: " +
 				"one early refresh per server, spread over the last second, and still no miss. " +
-				"The seed's one refresh is XFetch in front of a cache the fleet shares",
+				"The example's one refresh is XFetch in front of a cache the fleet shares",
 		},
 	}
 }
