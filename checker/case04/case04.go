@@ -81,11 +81,10 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 // for the first time; each query takes 0.2 s of real time.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.New) error {
 	fs := flag.NewFlagSet("run 4", flag.ContinueOnError)
-	fs.SetOutput(w)
 	visitors := fs.Int("visitors", 40, "how many visitors browse the bestseller list")
 	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	lanes := fs.Bool("timeline", false, "with --seed, show every event of the scene")
-	if err := fs.Parse(args); err != nil {
+	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
 	if *seed != 0 {

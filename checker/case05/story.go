@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stampede/checker/explore"
+	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/checker/timeline"
 	"stampede/shop/catalog"
@@ -33,11 +34,10 @@ var errOverloaded = errors.New("too many connections")
 // second when the crowd arrives, and then its driver panics once.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.New) error {
 	fs := flag.NewFlagSet("run 5", flag.ContinueOnError)
-	fs.SetOutput(w)
 	visitors := fs.Int("visitors", shelves.Visitors, "how many visitors arrive at once")
 	lanes := fs.Bool("timeline", false, "draw what each visitor did")
 	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
-	if err := fs.Parse(args); err != nil {
+	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
 	if *seed != 0 {
