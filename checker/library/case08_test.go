@@ -73,9 +73,18 @@ var _ = register(8,
 	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again"}},
 	entry{dir: "wrong/negative-cache", fails: []string{"failed-again"}, maybe: map[string]string{
 		"explore": "caught only by a scene that sends a reader of a page after one of its queries failed (the remembered failure is a new error, not the query's), which not every run's seeds draw"}},
-	entry{dir: "wrong/double-release-on-error", fails: []string{"failed-again", "slots-after-failure"}},
+	entry{dir: "wrong/double-release-on-error", fails: []string{"failed-again", "slots-after-failure"}, maybe: map[string]string{
+		"explore": "caught only by a scene whose failed queries are followed by a burst past the pool (seed 729611: 21 queries at once), which not every run's seeds draw"}},
 	entry{dir: "wrong/acquire-on-starter-ctx", fails: []string{"starter-leaves"}},
-	entry{dir: "wrong/retry-resets-budget", fails: []string{"failed-again", "slots-after-failure", "outage"}}, // the failures last until their readers return
+	// The failures last until their readers return: a lasting outage keeps
+	// its readers retrying until the grader stops the child, and the
+	// checks not yet started in that run are not run (make proof's three
+	// runs of each check met it every time; make test's one, never).
+	entry{dir: "wrong/retry-resets-budget", fails: []string{"failed-again", "slots-after-failure", "outage"}, maybe: map[string]string{
+		"warm-ttl": hangSkips, "warm-spread": hangSkips, "rebuild-ttl": hangSkips, "once": hangSkips, "at-most": hangSkips,
+		"parallel": hangSkips, "values": hangSkips, "budget": hangSkips, "starter-leaves": hangSkips, "slow-write": hangSkips,
+		"hit-ttl": hangSkips, "late-reader": hangSkips, "race": hangSkips, "explore": hangSkips,
+	}},
 	entry{dir: "wrong/table-lock-across-set", fails: []string{"slow-write"}},
 	entry{dir: "wrong/getex-sliding-ttl", fails: []string{"hit-ttl"}},
 	entry{dir: "wrong/sliding-jitter", fails: []string{"hit-ttl"}},
