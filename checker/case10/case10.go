@@ -48,6 +48,8 @@ var Case = check.Case{
 			Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"},
 		tokensInfo,
 		restartInfo,
+		letGoInfo,
+		conflictBudgetInfo,
 		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
@@ -74,6 +76,8 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"lease-coalesces":     LeaseCoalesces,
 		"ttl":                 EveryKeyExpires,
 		"tokens":              Tokens,
+		"let-go":              LetGo,
+		"conflict-budget":     ConflictBudget,
 		"race":                Busy,
 		"explore":             Explore,
 	}

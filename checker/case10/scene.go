@@ -130,6 +130,21 @@ func (s *scene) Reads(i, n int) *harness.Crowd[int] {
 	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
 }
 
+// ReadLeaving starts one visitor of instance i asking for the book's
+// price, and returns with it a leave function that cancels the visitor's
+// context, as a server does when its client hangs up.
+func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
+	shop := s.shops[i]
+	gone, leave := context.WithCancel(context.Background())
+	c := s.visit(1, func(ctx context.Context) (int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(gone, cancel)()
+		return shop.Price(ctx, book)
+	})
+	return c, leave
+}
+
 // Write starts one visitor of instance i setting the book's price.
 func (s *scene) Write(i, price int) *harness.Crowd[int] {
 	shop := s.shops[i]
@@ -202,7 +217,7 @@ func (s *scene) Fresh() (harness.Outcome[int], error) {
 }
 
 // gates hold the database's row reads or writes, by their order, until the
-// checker opens them.
+// checker opens them, or fail them.
 type gates struct {
 	off   atomic.Bool // set while the scene prepares: nothing is held or counted
 	mu    sync.Mutex
@@ -210,6 +225,10 @@ type gates struct {
 	nth   map[int]*harness.Gate // holds the n-th call (from 1)
 	every *harness.Gate         // when set, holds every call
 	all   []*harness.Gate
+	fail  map[int]error // fails the n-th call (from 1) with its error
+	// then, when set, runs in every call once its gate is open; its error
+	// is the call's. Set it before any visitor comes.
+	then catalog.RowHook
 }
 
 // holdEvery holds every call at one gate.
@@ -230,6 +249,16 @@ func holdCalls(n ...int) *gates {
 	return gs
 }
 
+// failCalls fails the calls numbered n (from 1) with err, as a database
+// that is down does, and lets the others through.
+func failCalls(err error, n ...int) *gates {
+	gs := &gates{nth: map[int]*harness.Gate{}, fail: map[int]error{}}
+	for _, i := range n {
+		gs.fail[i] = err
+	}
+	return gs
+}
+
 // Gate returns the gate of the n-th call.
 func (g *gates) Gate(n int) *harness.Gate { return g.nth[n] }
 
@@ -246,15 +275,23 @@ func (g *gates) hook(ctx context.Context, _ string) error {
 	}
 	g.mu.Lock()
 	g.n++
-	gate := g.nth[g.n]
+	gate, failed := g.nth[g.n], g.fail[g.n]
 	if g.every != nil {
 		gate = g.every
 	}
 	g.mu.Unlock()
-	if gate == nil {
-		return nil
+	if failed != nil {
+		return failed
 	}
-	return gate.Wait(ctx)
+	if gate != nil {
+		if err := gate.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	if g.then != nil {
+		return g.then(ctx, book)
+	}
+	return nil
 }
 
 // OpenAll opens every gate.

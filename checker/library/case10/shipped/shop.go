@@ -24,7 +24,10 @@
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
 //     by hand, and moves Redis's clock with it.
 //   - A visitor who has waited past its budget (a second or so, at most
-//     10 s) for another instance's fill returns an error.
+//     10 s) for another instance's fill returns an error, and so does one
+//     whose fills keep being refused: the budget holds on every path.
+//   - A filler that gives up (its read failed, or its visitor left) lets
+//     its lease go at once, so that the next visitor need not wait it out.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step (one command, one script, or MULTI/EXEC); a lease's is more than
 //     a read and at most 10 s, a price's at most a minute.

@@ -98,10 +98,11 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			continue
 		}
 		price, err := s.fill(ctx, book)
-		unlock.Run(ctx, s.rdb, []string{lockKey}, me)
+		s.unlock(ctx, lockKey, me)
 		if !errors.Is(err, ErrConflict) {
 			return price, err
 		}
+		tries++ // a refused fill is a try too: writes may outpace reads
 	}
 	return 0, ErrTryLater
 }
@@ -136,4 +137,13 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 		return fmt.Errorf("shop: invalidating %s: %w", book, err)
 	}
 	return nil
+}
+
+// unlock releases the lock on a context of its own: the visitor may have
+// left, which is often why the fill failed, and the lock must go all the
+// same. Past the lock's time to live there is nothing left to release.
+func (s *Shop) unlock(ctx context.Context, lockKey, me string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
+	unlock.Run(ctx, s.rdb, []string{lockKey}, me)
 }

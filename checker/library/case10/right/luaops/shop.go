@@ -47,6 +47,12 @@ end
 return "conflict"`)
 
 	invalidate = redis.NewScript(`return redis.call("DEL", KEYS[1], KEYS[2])`)
+
+	dropIfMine = redis.NewScript(`
+if redis.call("GET", KEYS[2]) == ARGV[1] then
+	return redis.call("DEL", KEYS[2])
+end
+return 0`)
 )
 
 // Shop is one instance of the shop.
@@ -70,6 +76,7 @@ func (s *Shop) keys(book string) []string {
 // Price returns a book's price in cents.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	backoff, waited := 10*time.Millisecond, time.Duration(0)
+	began := s.clock.Now()
 	for {
 		token := rand.Text()
 		got, err := readOrLease.Run(ctx, s.rdb, s.keys(book), token, s.lease.Milliseconds()).Text()
@@ -81,10 +88,18 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			return strconv.Atoi(strings.TrimPrefix(got, "hit:"))
 		case got == "lease":
 			price, err := s.fill(ctx, book, token)
-			if errors.Is(err, ErrConflict) {
-				continue
+			if err != nil && !errors.Is(err, ErrConflict) {
+				s.dropLease(ctx, book, token) // nobody will fill under it
 			}
-			return price, err
+			if !errors.Is(err, ErrConflict) {
+				return price, err
+			}
+			// Read again, but within the same second: writes faster than
+			// reads would refuse every fill.
+			if s.clock.Now().Sub(began) >= time.Second {
+				return 0, ErrBusy
+			}
+			continue
 		}
 		if waited >= time.Second {
 			return 0, ErrBusy
@@ -95,6 +110,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		waited += backoff
 		backoff = min(2*backoff, 80*time.Millisecond)
 	}
+}
+
+// dropLease ends the caller's lease after a failed fill, on a context of
+// its own (the visitor may be gone) bounded by the lease's own life.
+func (s *Shop) dropLease(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, s.lease)
+	defer cancel()
+	dropIfMine.Run(ctx, s.rdb, s.keys(book), token)
 }
 
 func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {

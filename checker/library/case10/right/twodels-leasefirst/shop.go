@@ -75,10 +75,23 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		}
 		if won {
 			price, err := s.fill(ctx, book, token)
-			if errors.Is(err, ErrConflict) {
-				continue // a write came between: read again
+			if err == nil {
+				return price, nil
 			}
-			return price, err
+			if !errors.Is(err, ErrConflict) {
+				// The read failed or its visitor left: nobody will fill
+				// under this lease, so let the others read at once rather
+				// than wait out its time to live.
+				s.letGo(ctx, book, token)
+				return 0, err
+			}
+			// A write came between: read again at once, but within the
+			// same budget, or writes faster than reads would keep this
+			// visitor reading for as long as they last.
+			if !s.clock.Now().Before(deadline) {
+				return 0, ErrBusy
+			}
+			continue
 		}
 		// Someone else reads the database: wait for its fill, or for its
 		// lease to end, and look again.
@@ -163,3 +176,24 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 func priceKey(book string) string { return "price:" + book }
 
 func leaseKey(book string) string { return "lease:price:" + book }
+
+// letGo ends the caller's lease after a fill that failed. It runs on a
+// context of its own, since the visitor's may be why the fill failed (it
+// left, or its deadline passed), and gives up once the lease would have
+// expired anyway. The script leaves a lease that is no longer the
+// caller's: its own may have expired and another filler taken over.
+func (s *Shop) letGo(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	// Best effort: if Redis cannot be reached now, the lease's time to
+	// live ends it.
+	_ = deleteIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token).Err()
+}
+
+// deleteIfLeased deletes the lease only if it still holds the caller's
+// token, in one step.
+var deleteIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)

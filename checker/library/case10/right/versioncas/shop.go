@@ -93,11 +93,16 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		}
 		if won {
 			price, stored, err := s.fill(ctx, book)
-			release.Run(ctx, s.rdb, []string{"lock:" + book}, token)
+			s.unlock(ctx, book, token)
 			if err != nil || stored {
 				return price, err
 			}
-			continue // a newer version got there first: read that one
+			// A newer version got there first: read that one, within the
+			// budget.
+			if !s.clock.Now().Before(deadline) {
+				return 0, ErrBusy
+			}
+			continue
 		}
 		if !s.clock.Now().Before(deadline) {
 			return 0, ErrBusy
@@ -106,6 +111,15 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// unlock releases the lock on a context of its own: the visitor's may
+// have ended, which is often why the fill failed, and the lock must go all
+// the same. Past the lock's time to live there is nothing left to release.
+func (s *Shop) unlock(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
+	release.Run(ctx, s.rdb, []string{"lock:" + book}, token)
 }
 
 func (s *Shop) fill(ctx context.Context, book string) (int, bool, error) {
