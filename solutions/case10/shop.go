@@ -30,9 +30,11 @@ const (
 	// does not lose its lease to the clock.
 	leaseTTL = 2 * time.Second
 	// A visitor who finds the lease taken polls for the holder's fill about
-	// every pollEvery, and gives up after waitBudget.
+	// every pollEvery, and gives up after waitBudget, telling its visitor
+	// to come back after retryAfter.
 	pollEvery  = 50 * time.Millisecond
 	waitBudget = time.Second
+	retryAfter = time.Second
 )
 
 // ErrConflict is what a fill gets when its lease was ended while it read
@@ -41,9 +43,20 @@ const (
 // the filler reads again.
 var ErrConflict = errors.New("shop: the lease was ended before the fill")
 
-// ErrBusy is what a visitor gets after waiting past its budget for
-// another filler: try again in a moment.
-var ErrBusy = errors.New("shop: the price is being read by another instance; try again in a moment")
+// TryAgain is what a visitor gets past its budget: another instance was
+// filling the price, or every fill of its own was refused by a write. The
+// name and the method are those of cases 6, 8 and 9, so that the server's
+// handler can turn any of them into a 503 with its Retry-After.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("shop: the price is being filled; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
 // Shop is one instance of the shop.
 type Shop struct {
@@ -90,14 +103,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			// same budget, or writes faster than reads would keep this
 			// visitor reading for as long as they last.
 			if !s.clock.Now().Before(deadline) {
-				return 0, ErrBusy
+				return 0, &TryAgain{After: retryAfter}
 			}
 			continue
 		}
 		// Someone else reads the database: wait for its fill, or for its
 		// lease to end, and look again.
 		if !s.clock.Now().Before(deadline) {
-			return 0, ErrBusy
+			return 0, &TryAgain{After: retryAfter}
 		}
 		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
 			return 0, err
