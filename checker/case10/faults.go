@@ -11,6 +11,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/shop/catalog"
 )
 
 // The checks of a filler under the faults the chapter is about: a read of
@@ -77,7 +78,8 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 func letGo(h *harness.H, newShop NewShop, leaves bool) check.Verdict {
 	reads := holdCalls(1)
 	if !leaves {
-		reads = failCalls(errDown, 1)
+		reads = holdCalls()
+		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 	}
 	s, err := newScene(h, newShop, 2, reads, holdCalls())
 	if err != nil {
@@ -151,8 +153,9 @@ func ConflictBudget(h *harness.H, newShop NewShop) check.Verdict {
 	var overtaken atomic.Int64
 	var writeErr atomic.Value
 	// Set before any visitor comes, so every read sees it.
-	reads.then = func(ctx context.Context, _ string) error {
-		if err := s.Clock.Sleep(ctx, rebuild); err != nil {
+	slow := fleet.Slow(s.Clock, rebuild)
+	reads.then = func(ctx context.Context, b string) error {
+		if err := slow(ctx, b); err != nil {
 			return err
 		}
 		n := overtaken.Add(1)

@@ -225,9 +225,9 @@ type gates struct {
 	nth   map[int]*harness.Gate // holds the n-th call (from 1)
 	every *harness.Gate         // when set, holds every call
 	all   []*harness.Gate
-	fail  map[int]error // fails the n-th call (from 1) with its error
 	// then, when set, runs in every call once its gate is open; its error
-	// is the call's. Set it before any visitor comes.
+	// is the call's: one of checker/fleet's query faults, or a scene's own
+	// hook. Set it before any visitor comes.
 	then catalog.RowHook
 }
 
@@ -249,16 +249,6 @@ func holdCalls(n ...int) *gates {
 	return gs
 }
 
-// failCalls fails the calls numbered n (from 1) with err, as a database
-// that is down does, and lets the others through.
-func failCalls(err error, n ...int) *gates {
-	gs := &gates{nth: map[int]*harness.Gate{}, fail: map[int]error{}}
-	for _, i := range n {
-		gs.fail[i] = err
-	}
-	return gs
-}
-
 // Gate returns the gate of the n-th call.
 func (g *gates) Gate(n int) *harness.Gate { return g.nth[n] }
 
@@ -275,14 +265,11 @@ func (g *gates) hook(ctx context.Context, _ string) error {
 	}
 	g.mu.Lock()
 	g.n++
-	gate, failed := g.nth[g.n], g.fail[g.n]
+	gate := g.nth[g.n]
 	if g.every != nil {
 		gate = g.every
 	}
 	g.mu.Unlock()
-	if failed != nil {
-		return failed
-	}
 	if gate != nil {
 		if err := gate.Wait(ctx); err != nil {
 			return err
