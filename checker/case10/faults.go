@@ -22,9 +22,10 @@ import (
 var letGoInfo = check.Info{
 	ID:   "let-go",
 	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once",
-	Catches: "a lease kept after a failed or cancelled read, so that the fleet waits out its time to live while " +
-		"nobody reads; a lease deleted on the visitor's own context, which is " +
-		"already cancelled when it leaves; and a lease let go only when the database fails",
+	Catches: "a lease kept after a failed or cancelled read, or after a Redis command that failed after a good " +
+		"read, so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
+		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +
+		"one let go with a plain DEL, which ends the lease of the filler who took over",
 }
 
 // conflictBudgetInfo is the check that a refused fill does not escape the
@@ -53,31 +54,51 @@ const (
 	conflicts = int(conflictWithin/rebuild) + 10
 )
 
-// errDown is the error of a database that is down.
-var errDown = errors.New("the database is down")
+// errDown is the error of a database that is down, and errRedis that of a
+// Redis command whose connection dropped.
+var (
+	errDown  = errors.New("the database is down")
+	errRedis = errors.New("read tcp 127.0.0.1:6379: i/o timeout")
+)
 
-// LetGo checks that a filler who will not fill lets its lease go. Shop-1's
-// visitor misses and takes the lease; in one scene its read of the row
-// fails, in the other the read is held and the visitor leaves (its context
-// is cancelled). Nobody fills under that lease, so a visitor on shop-2 who
-// comes next must get the price within letGoWithin of the shops' clock. It
-// catches a lease kept after a failed or cancelled read, a lease deleted on
-// the visitor's own cancelled context, and one let go only when the
-// database fails.
+// giveUp is how a filler's fill fails in a scene of LetGo.
+type giveUp int
+
+const (
+	readFails     giveUp = iota // the read of the row fails
+	visitorLeaves               // the visitor leaves while the row is read
+	redisFails                  // the first Redis command after a good read fails
+)
+
+// LetGo checks that a filler who will not fill lets its lease go, and only
+// its own. Shop-1's visitor misses and takes the lease; then its read of
+// the row fails, or the read is held and the visitor leaves (its context
+// is cancelled), or the read is good and the next Redis command it sends
+// fails (one scene each). Nobody fills under that lease, so a visitor on
+// shop-2 who comes next must get the price within letGoWithin of the
+// shops' clock. A last scene (ownLeaseOnly) lets shop-1's lease expire
+// first and another filler take over. It catches a lease kept after a
+// failed or cancelled read, a lease deleted on the visitor's own cancelled
+// context, one let go only when the database fails or only on some of the
+// paths that give up, and one let go with a plain DEL, which ends the
+// lease of the filler who took over.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
-	for _, leaves := range []bool{false, true} {
-		if v := letGo(h, newShop, leaves); !v.Pass {
+	for _, how := range []giveUp{readFails, visitorLeaves, redisFails} {
+		if v := letGo(h, newShop, how); !v.Pass {
 			return v
 		}
 	}
-	return check.Passed("after a failed read, and after a visitor who left in the middle of one, the next visitor read at once")
+	if v := ownLeaseOnly(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed("after a failed read, a visitor who left in the middle of one and a Redis command that " +
+		"failed after one, the next visitor read at once; a lease taken over was left to its new holder")
 }
 
-// letGo is one scene of LetGo: the filler's visitor leaves, or its read
-// fails.
-func letGo(h *harness.H, newShop NewShop, leaves bool) check.Verdict {
+// letGo is one scene of LetGo: the filler's fill fails as how says.
+func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	reads := holdCalls(1)
-	if !leaves {
+	if how == readFails {
 		reads = holdCalls()
 		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 	}
@@ -86,9 +107,13 @@ func letGo(h *harness.H, newShop NewShop, leaves bool) check.Verdict {
 		return worldVerdict(err)
 	}
 	defer s.Close()
-	what := "its read of the row failed (" + errDown.Error() + ")"
 	var r *harness.Crowd[int]
-	if leaves {
+	var what string
+	switch how {
+	case readFails:
+		r = s.Read(0)
+		what = "its read of the row failed (" + errDown.Error() + ")"
+	case visitorLeaves, redisFails:
 		var leave context.CancelFunc
 		r, leave = s.ReadLeaving(0)
 		if err := s.Settle(); err != nil {
@@ -97,10 +122,14 @@ func letGo(h *harness.H, newShop NewShop, leaves bool) check.Verdict {
 		if s.reads.Calls() == 0 {
 			return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
 		}
-		leave()
-		what = "its visitor left while the row was being read (its context was cancelled)"
-	} else {
-		r = s.Read(0)
+		if how == visitorLeaves {
+			leave()
+			what = "its visitor left while the row was being read (its context was cancelled)"
+		} else {
+			s.taps[0].Fail(fleet.Nth(1), errRedis, 1)
+			s.reads.Gate(1).Open()
+			what = "its read was good, and the next Redis command it sent failed (" + errRedis.Error() + ")"
+		}
 	}
 	if err := s.Drive(r.Done, patience); err != nil {
 		return waitVerdict(err, "shop-1's visitor, after "+what+", was")
@@ -132,6 +161,73 @@ func letGo(h *harness.H, newShop NewShop, leaves bool) check.Verdict {
 			"shop-1's visitor returned: %s", what, o.Err, held))
 	case o.Value != oldPrice:
 		return check.Failed("", fmt.Sprintf("shop-2's visitor got %s; the price was %s", cents(o.Value), cents(oldPrice)))
+	}
+	return check.Passed("")
+}
+
+// ownLeaseOnly is LetGo's last scene: shop-1's visitor takes the lease and
+// reads; its read outlasts any lease (maxLease), and shop-2's visitor takes
+// a new lease and reads in turn, held there. Then shop-1's visitor leaves.
+// Giving up, shop-1 may end its own lease, which has expired, and nothing
+// that another filler holds: every key Redis held before it left must be
+// there after, as it was.
+func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(1, 2), holdCalls())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	r1, leave := s.ReadLeaving(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if s.reads.Calls() == 0 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	if err := s.Elapse(maxLease + 10*time.Millisecond); err != nil {
+		return stuckVerdict(err)
+	}
+	r2 := s.Read(1)
+	if err := s.Drive(func() bool { return s.reads.Calls() >= 2 || r2.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, after shop-1's lease had expired, was")
+	}
+	if s.reads.Calls() < 2 {
+		return check.Failed("", fmt.Sprintf("shop-1's visitor had held its lease for %v and was still reading; shop-2's "+
+			"visitor did not read the row (it got %s). A lease lives at most %v: past it, another visitor takes over",
+			maxLease, describe(r2.Outcomes()[0]), maxLease))
+	}
+	// Shop-2 is slow, not dead: its lease must not age while shop-1 leaves.
+	if err := s.KeepAlive(); err != nil {
+		return worldVerdict(err)
+	}
+	ctx := h.Context()
+	before := map[string]string{}
+	for _, k := range s.Keep {
+		if v, ok, err := s.World.Get(ctx, k.Name); err == nil && ok {
+			before[k.Name] = v
+		}
+	}
+	held := s.Cached()
+	leave()
+	if err := s.Drive(r1.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, after it left, was")
+	}
+	for name, was := range before {
+		v, ok, err := s.World.Get(ctx, name)
+		if err != nil {
+			return worldVerdict(err)
+		}
+		if !ok || v != was {
+			return check.Failed(name+" taken away", fmt.Sprintf("shop-1's visitor read past its lease; shop-2's visitor "+
+				"took a new lease and was reading; then shop-1's visitor left, and giving up, shop-1 changed %s, which "+
+				"it no longer held. Redis held before: %s; after: %s. A filler that gives up may end its own lease "+
+				"only: delete it in a script that checks the token, not with a plain DEL, which ends whichever lease "+
+				"is there and lets the next visitor read beside its holder", name, held, s.Cached()))
+		}
+	}
+	s.reads.Gate(2).Open()
+	if err := s.Drive(r2.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was")
 	}
 	return check.Passed("")
 }
