@@ -24,6 +24,7 @@ import (
 type entry struct {
 	dir   string            // below checker/library/caseNN
 	fails []string          // the checks it must fail, every run
+	skips []string          // the checks whose scene it never lets happen: SKIP, every run
 	maybe map[string]string // checks whose verdict depends on the schedule, and why
 }
 
@@ -268,8 +269,11 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 			continue
 		}
 		want := check.Pass
-		if slices.Contains(e.fails, res.ID) {
+		switch {
+		case slices.Contains(e.fails, res.ID):
 			want = check.Fail
+		case slices.Contains(e.skips, res.ID):
+			want = check.Skip
 		}
 		assert.Equal(t, want, res.Status, "check %q (%s): %s %s", res.ID, res.Figure, res.Name, res.Message)
 	}
@@ -304,6 +308,13 @@ func TestEntriesNameRealChecks(t *testing.T) {
 			for id := range e.maybe {
 				_, ok := c.Check(id)
 				assert.True(t, ok, "case %d, %s: no check %q", c.Number, e.dir, id)
+			}
+			for _, id := range e.skips {
+				_, ok := c.Check(id)
+				assert.True(t, ok, "case %d, %s: no check %q", c.Number, e.dir, id)
+				assert.False(t, slices.Contains(e.fails, id), "case %d, %s: %q is both failed and skipped", c.Number, e.dir, id)
+				_, maybe := e.maybe[id]
+				assert.False(t, maybe, "case %d, %s: %q is both a maybe and skipped", c.Number, e.dir, id)
 			}
 			_, isPatch := patched[c.Dir()+"/"+e.dir]
 			if !isPatch {
