@@ -3,8 +3,8 @@ package library
 // The wrong entries written before issue 25 copy the reference as it was
 // then: besides their own mistake, most keep its lease after a failed or
 // cancelled read (let-go) and its retry of a refused fill with no budget
-// (conflict-budget), and their rows say so. Those that pass let-go do so
-// by their design: no lease to keep (deleteafter, doubledelete). Those
+// (conflict-budget), and their rows say so. Those with no lease to keep
+// (the shipped code, deleteafter, doubledelete) skip let-go. Those
 // that skip conflict-budget store the fill its scene means to see refused,
 // so the scene never happens: they have no lease (the shipped code,
 // deleteafter, doubledelete), their write ends no lease (setonwrite,
@@ -12,13 +12,13 @@ package library
 // (textversion); stale-set fails that store. explore-oneversion refuses
 // the fill and serves the row it read, once: it passes.
 var _ = register(10,
-	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore"}, skips: []string{"conflict-budget"}},
+	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore"}, skips: []string{"let-go", "conflict-budget"}},
 	// The three races.
 	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "invalidate-steps", "explore", "let-go", "conflict-budget"}},
 	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "let-go"}, skips: []string{"conflict-budget"}, maybe: map[string]string{
 		"explore": "caught only where a reader's query spans a write's commit and its SET lands after the write's (11 scenes of 40)",
 	}},
-	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}, skips: []string{"let-go", "conflict-budget"}},
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"stale-set", "let-go", "conflict-budget"}, maybe: map[string]string{
 		"explore": "caught only where a write's delete lands between the filler's GET of the lease and its SET, at one instant (1 scene in 90 seen)",
@@ -33,7 +33,7 @@ var _ = register(10,
 	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl", "explore", "let-go", "conflict-budget"}},
 	// Versions, delays and times to live.
 	entry{dir: "wrong/textversion", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "restart", "explore", "let-go"}, skips: []string{"conflict-budget"}},
-	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/doubledelete", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}, skips: []string{"let-go", "conflict-budget"}},
 	entry{dir: "wrong/nottl", fails: []string{"ttl", "explore", "let-go", "conflict-budget"}},
 	entry{dir: "wrong/expirelater", fails: []string{"ttl", "explore", "let-go", "conflict-budget"}},
 	entry{dir: "wrong/racy", fails: []string{"race"}, maybe: map[string]string{
