@@ -232,6 +232,16 @@ func AfterDelete(h *harness.H, newShop NewShop) check.Verdict {
 		if err := sc.until(when.at); err != nil {
 			return case06.StuckVerdict(err)
 		}
+		// Every instance serves the list once before the delete, so that
+		// a copy an instance keeps of what it served is there to be caught.
+		seen := sc.burst(1)
+		if err := sc.Drive(seen.Done, case06.Patience); err != nil {
+			return case06.WaitVerdict(err, fmt.Sprintf("at %s, before the delete, the readers were", sc.at(when.at)))
+		}
+		if got, bad := lists(seen.Outcomes()); bad != "" || got < instances {
+			return check.Failed("", fmt.Sprintf("at %s, with the list %s, before any delete, %d of %d readers got it (%s)",
+				sc.at(when.at), when.what, got, instances, bad))
+		}
 		// Let any rebuild a reader started finish first: the delete
 		// comes after the last write.
 		if err := sc.settled(); err != nil {

@@ -305,10 +305,21 @@ type eread struct {
 	startSeq   int
 	endSeq     int // 0 while it runs
 	failed     bool
-	// unsure marks a read on a context that could end: whether the
-	// catalog saw it end after the hook returned is the scheduler's.
-	unsure bool
+	// timedOut is set when the read's context reached its deadline at the
+	// instant the read landed: the timer woken by the same move of the
+	// clock races the catalog's own look at the context after the hook
+	// returns, and which comes first is the scheduler's. Such a read is
+	// unsure. Any other end is not: the clock moves, and the scene acts,
+	// only when the fleet is at rest, so the catalog has looked by then;
+	// and a cancel at that instant is the shop's own, once it has the
+	// result (as a flight's deadline context is cancelled when it returns).
+	ended    time.Duration
+	timedOut bool
 }
+
+// unsure reports whether the shop may have seen the read fail although
+// the hook let it land. w.mu is held.
+func (r *eread) unsure() bool { return r.timedOut && r.ended == r.end }
 
 // erecord is what one visitor did.
 type erecord struct {
@@ -377,7 +388,7 @@ func (w *eworld) deletedBetween(shelf string, from, to time.Duration) bool {
 func (w *eworld) fills(shelf string) []*eread {
 	var out []*eread
 	for _, r := range w.reads {
-		if r.shelf == shelf && r.endSeq != 0 && !r.failed && !r.unsure && !w.deletedBetween(shelf, r.start, r.end) {
+		if r.shelf == shelf && r.endSeq != 0 && !r.failed && !r.unsure() && !w.deletedBetween(shelf, r.start, r.end) {
 			out = append(out, r)
 		}
 	}
@@ -428,6 +439,14 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 	}
 	w.reads = append(w.reads, rd)
 	w.mu.Unlock()
+	// Kept after the hook returns: an end at the instant the read lands
+	// is the one that matters.
+	context.AfterFunc(ctx, func() {
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		rd.ended, rd.timedOut = w.now(), timedOut
+	})
 	cost := w.sc.cost(shelf, k)
 	w.logf("read %d of %s begins (%v)", k+1, shelf, cost)
 	over := w.f.Hold(context.WithoutCancel(ctx), cost)
@@ -450,8 +469,6 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 				"list; the read was lost with it, and the list stays stale. Start the rebuild on context.WithoutCancel(ctx)",
 				k+1, shelf, at(rd.start), v+1)
 		}
-	case ctx.Done() != nil:
-		rd.unsure = true
 	}
 	rd.endSeq = w.next()
 	if err != nil {

@@ -36,7 +36,7 @@ type scene struct {
 
 // newScene starts n instances of a shop.
 func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
-	sc := &scene{db: &plan{}}
+	sc := &scene{db: &plan{now: time.Now}} // the fleet's clock, once there is one
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
 		st := &stall{}
 		rdb.AddHook(st)
@@ -50,6 +50,7 @@ func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
 		return nil, err
 	}
 	sc.Fleet = f
+	sc.db.now = f.Clock.Now
 	return sc, nil
 }
 
@@ -131,6 +132,8 @@ type plan struct {
 	shelf string        // when set, only this shelf's queries wait at gate
 	fail  error         // when set, every query fails with it
 	held  int           // queries that reached the gate since it was set
+	open  []time.Time   // when each query waiting at a gate now began
+	now   func() time.Time
 	all   []*harness.Gate
 }
 
@@ -147,10 +150,31 @@ func (p *plan) hook(ctx context.Context, shelf string) error {
 	if fail != nil {
 		return fail
 	}
-	if gate != nil {
-		return gate.Wait(ctx)
+	if gate == nil {
+		return nil
 	}
-	return nil
+	began := p.now()
+	p.mu.Lock()
+	p.open = append(p.open, began)
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.open = slices.Delete(p.open, slices.Index(p.open, began), slices.Index(p.open, began)+1)
+		p.mu.Unlock()
+	}()
+	return gate.Wait(ctx)
+}
+
+// Waiting returns how many queries wait at a gate now (queries begun and
+// not yet ended, while the database hangs) and how long the oldest of them
+// has waited.
+func (p *plan) Waiting() (n int, oldest time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range p.open {
+		oldest = max(oldest, p.now().Sub(t))
+	}
+	return len(p.open), oldest
 }
 
 // Hold holds every later query at a new gate, until Open (or until the

@@ -99,7 +99,14 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: a database that hangs must not
+		// hold a query and this goroutine for good. Its deadline bounds
+		// every wait for it, on this instance as the budget does on the
+		// others.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:
@@ -117,20 +124,26 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // serve. Taking the lock costs the reader one round trip to Redis, never
 // the rebuild.
 func (s *Shop) refresh(ctx context.Context, shelf string) {
-	// The rebuild must outlive this visitor, whose context ends when it
-	// leaves: it keeps the context's values and drops its end.
-	bg := context.WithoutCancel(ctx)
-	token, won := s.lock(bg, shelf)
+	token, won := s.lock(ctx, shelf)
 	if !won {
 		return // another reader, here or on another instance, rebuilds
 	}
+	// The rebuild must outlive this visitor, whose context ends when it
+	// leaves: it keeps the context's values and drops its end. It gets a
+	// deadline of its own, no longer than its lock, so that when the lock
+	// expires and another reader starts a rebuild, this one has given up.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
 	go func() {
-		defer s.unlock(bg, shelf, token)
+		defer cancel()
 		// A failed or panicking rebuild is not fatal: the stale value keeps
-		// serving until its physical expiry, and the next stale reader
-		// tries again. Nothing about the failure is written to Redis.
+		// serving until its physical expiry. Nothing about the failure is
+		// written to Redis, and the lock is kept until it expires: that is
+		// the fleet's backoff, one query per lockTTL to a failing database,
+		// where releasing it would let every stale reader try again.
 		defer func() { _ = recover() }()
-		_, _ = s.rebuildLocked(bg, shelf)
+		if _, err := s.rebuildLocked(bg, shelf); err == nil {
+			s.unlock(bg, shelf, token)
+		}
 	}()
 }
 

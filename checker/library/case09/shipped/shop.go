@@ -31,6 +31,13 @@
 //     has committed a change to the shelf. No visitor may be served the
 //     shelf's old list after it.
 //   - A visitor's context ends when the visitor leaves.
+//   - Work that outlives its visitor (a rebuild in the background, a
+//     flight others wait for) has a deadline on the clock New is given
+//     (clock.WithTimeout), no longer than the lock that guards it and at
+//     most 10 s. With the database hung, no two queries of a shelf are
+//     open at once.
+//   - While the database fails, the fleet sends it at most one query a
+//     second per shelf, and stale values keep serving.
 package case09
 
 import (
@@ -99,7 +106,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:

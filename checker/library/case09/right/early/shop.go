@@ -102,7 +102,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:
@@ -120,20 +124,20 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // serve. Taking the lock costs the reader one round trip to Redis, never
 // the rebuild.
 func (s *Shop) refresh(ctx context.Context, shelf string) {
-	// The rebuild must outlive this visitor, whose context ends when it
-	// leaves: it keeps the context's values and drops its end.
-	bg := context.WithoutCancel(ctx)
-	token, won := s.lock(bg, shelf)
+	token, won := s.lock(ctx, shelf)
 	if !won {
 		return // another reader, here or on another instance, rebuilds
 	}
+	// Detached from the visitor, bounded by the lock.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
 	go func() {
-		defer s.unlock(bg, shelf, token)
-		// A failed or panicking rebuild is not fatal: the stale value keeps
-		// serving until its physical expiry, and the next stale reader
-		// tries again. Nothing about the failure is written to Redis.
+		defer cancel()
+		// A failed rebuild keeps the lock to its expiry: the fleet's
+		// backoff. The list it has keeps serving meanwhile.
 		defer func() { _ = recover() }()
-		_, _ = s.rebuildLocked(bg, shelf)
+		if _, err := s.rebuildLocked(bg, shelf); err == nil {
+			s.unlock(bg, shelf, token)
+		}
 	}()
 }
 

@@ -100,7 +100,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:
@@ -118,16 +122,19 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // serve. Taking the lock costs the reader one round trip to Redis, never
 // the rebuild.
 func (s *Shop) refresh(ctx context.Context, shelf string) {
-	bg := context.WithoutCancel(ctx)
 	s.refreshes.DoChan(shelf, func() (any, error) {
 		defer func() { _ = recover() }()
+		bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
 		token, won := s.lock(bg, shelf)
 		if !won {
 			return nil, nil
 		}
-		defer s.unlock(bg, shelf, token)
-		_, err := s.rebuildLocked(bg, shelf)
-		return nil, err
+		if _, err := s.rebuildLocked(bg, shelf); err != nil {
+			return nil, err // the lock stays to its expiry: no retry before then
+		}
+		s.unlock(bg, shelf, token)
+		return nil, nil
 	})
 }
 

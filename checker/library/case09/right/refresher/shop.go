@@ -103,7 +103,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		books, err = s.fill(context.WithoutCancel(ctx), shelf)
+		// Bounded by the lock, as every piece of detached work is.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		books, err = s.fill(fctx, shelf)
 		if err == nil {
 			s.watch(shelf)
 		}
@@ -155,9 +158,14 @@ func (s *Shop) keepFresh(shelf string) {
 		}
 		if token, won := s.lock(ctx, shelf); won {
 			func() {
-				defer s.unlock(ctx, shelf, token)
+				rctx, cancel := clock.WithTimeout(ctx, s.clock, lockTTL)
+				defer cancel()
 				defer func() { _ = recover() }()
-				_, _ = s.rebuildLocked(ctx, shelf)
+				// A failed rebuild keeps the lock until it expires: no
+				// instance tries the failing source again before then.
+				if _, err := s.rebuildLocked(rctx, shelf); err == nil {
+					s.unlock(rctx, shelf, token)
+				}
 			}()
 		}
 		// Whoever won, look again in a second: by then the list is fresh,

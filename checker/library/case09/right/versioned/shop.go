@@ -106,7 +106,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:
@@ -124,20 +128,20 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // serve. Taking the lock costs the reader one round trip to Redis, never
 // the rebuild.
 func (s *Shop) refresh(ctx context.Context, shelf string) {
-	// The rebuild must outlive this visitor, whose context ends when it
-	// leaves: it keeps the context's values and drops its end.
-	bg := context.WithoutCancel(ctx)
-	l, won := s.lock(bg, shelf)
+	l, won := s.lock(ctx, shelf)
 	if !won {
 		return // another reader, here or on another instance, rebuilds
 	}
+	// The rebuild outlives this visitor, but not its lock.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
 	go func() {
-		defer s.unlock(bg, shelf, l)
-		// A failed or panicking rebuild is not fatal: the stale value keeps
-		// serving until its physical expiry, and the next stale reader
-		// tries again. Nothing about the failure is written to Redis.
+		defer cancel()
+		// A failed rebuild writes nothing and keeps its lock until it
+		// expires, so that the fleet backs off from a failing source.
 		defer func() { _ = recover() }()
-		_, _ = s.rebuildLocked(bg, shelf, l.gen)
+		if _, err := s.rebuildLocked(bg, shelf, l.gen); err == nil {
+			s.unlock(bg, shelf, l)
+		}
 	}()
 }
 
