@@ -342,10 +342,64 @@ func Detached(h *harness.H, newShop NewShop) check.Verdict {
 			"%s, so at %s the list was still stale and was rebuilt again (%s). Run the rebuild on a context of its own, "+
 			"context.WithoutCancel(ctx), not the visitor's", sc.at(stale), why, sc.at(later), count(extra, "more read")))
 	}
-	if !left {
-		return check.Passed(fmt.Sprintf("the reader stayed for its rebuild, which landed (%s)", count(base, "read")))
+	if v := coldDetached(h, newShop); !v.Pass {
+		return v
 	}
-	return check.Passed(fmt.Sprintf("the reader left at once; its rebuild landed (%s)", count(base, "read")))
+	if !left {
+		return check.Passed(fmt.Sprintf("the reader stayed for its rebuild, which landed (%s); a cold flight outlived "+
+			"the reader who started it", count(base, "read")))
+	}
+	return check.Passed(fmt.Sprintf("the reader left at once; its rebuild landed (%s); a cold flight outlived the "+
+		"reader who started it", count(base, "read")))
+}
+
+// coldDetached is Detached's cold miss: with Redis empty, shop-1's first
+// reader starts its flight, whose query is held; a second reader of shop-1
+// joins it; the first leaves, and its context ends. Then the query
+// answers, and the second reader must get the list. It catches a flight
+// run on its first reader's context, or under a deadline made in the
+// reader's call and cancelled when that call returns.
+func coldDetached(h *harness.H, newShop NewShop) check.Verdict {
+	sc, err := newScene(h, newShop, 1)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	sc.db.Hold()
+	var leave context.CancelFunc
+	ready := make(chan struct{})
+	first := sc.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, leave = context.WithCancel(ctx)
+		close(ready)
+		defer leave()
+		return sc.shops[0].Top(ctx, catalog.Bestsellers)
+	})
+	<-ready
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if n, _ := sc.db.Waiting(); n == 0 {
+		return check.Failed("no query", "with Redis empty, shop-1's first reader sent the database no query")
+	}
+	second := sc.visit(0, 1)
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	leave()
+	if err := sc.Drive(first.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "with Redis empty, the first reader, who had left, was")
+	}
+	sc.db.Open()
+	if err := sc.Drive(second.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "with Redis empty, the reader who joined the first one's flight was")
+	}
+	if v := shelves.AllGot(second.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("", fmt.Sprintf("with Redis empty, shop-1's first reader started the flight for the shelf "+
+			"and a second reader joined it; the first left before the query answered, and the second: %s. The flight "+
+			"outlives the reader who started it, since others wait for it: its context, and its deadline, are its own, "+
+			"made inside the function the flight runs (clock.WithTimeout on context.WithoutCancel)", v.Message))
+	}
+	return check.Passed("")
 }
 
 // FailedRebuild checks what a failing source does to the grace window:

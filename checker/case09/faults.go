@@ -1,14 +1,18 @@
 package case09
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
 )
 
 // The checks of a fleet under the faults the chapter is about: a database
@@ -26,20 +30,22 @@ var refreshDeadlineInfo = check.Info{
 
 var backoffInfo = check.Info{
 	ID: "backoff",
-	Name: "while the database fails, the fleet sends it at most one query a second per shelf, and every stale reader is " +
-		"still served at once",
+	Name: "while the database fails, the fleet sends it at most one query a second for the failing shelf, rebuilds " +
+		"the healthy one, serves every stale reader at once, and leaves nothing behind them",
 	Catches: "a failed rebuild that lets go of its lock at once, so that every stale reader sends the dead database " +
-		"another query (wrong/backoff-none), and a backoff kept in each instance's memory, which each instance " +
-		"spends on its own (wrong/backoff-per-instance)",
+		"another query (wrong/backoff-none), a backoff kept in each instance's memory, which each instance " +
+		"spends on its own (wrong/backoff-per-instance), one backoff for every shelf, and a deadline made for each " +
+		"reader who then loses the lock, never cancelled",
 }
 
 var coldBoundedInfo = check.Info{
 	ID: "cold-bounded",
 	Name: "with the database hung, readers who find nothing get an error within 10 s on every instance, the lock " +
-		"holder's too, and the holder's query has ended by then",
-	Catches: "readers on the lock holder's instance who wait for its flight until their own context ends " +
-		"(wrong/cold-wait-unbounded), and a flight whose query has no deadline, which stays open for good once its " +
-		"readers have given up (wrong/cold-flight-nodeadline)",
+		"holder's too, or at their own deadline if it comes first; no flight's query outlives its lock",
+	Catches: "readers on the lock holder's instance who wait for its flight until their own context ends, behind a query " +
+		"with no deadline (wrong/cold-unbounded), a flight whose query stays open for good once its readers have " +
+		"given up (wrong/cold-flight-nodeadline), readers who wait for the flight past their own context's end, and " +
+		"a flight's deadline longer than its lock",
 }
 
 const (
@@ -58,6 +64,11 @@ const (
 	failingFor   = 10 * time.Second
 	failingEvery = 50 * time.Millisecond
 	mostQueries  = int(failingFor/time.Second) + 1
+	// mostSleepers is how many goroutines may sleep on the shops' clock
+	// in Backoff once its readers have left: a refresher and a rebuild's
+	// timer per instance and shelf, and two to spare. A timer left by each
+	// reader who lost the lock is one per 50 ms of a lock's time to live.
+	mostSleepers = 2*instances*2 + 2
 )
 
 // RefreshDeadline checks that the background rebuild of a stale shelf has
@@ -143,35 +154,45 @@ func (sc *scene) openTooLong(open int, oldest, at time.Duration) check.Verdict {
 // what every reader of a stale shelf gets: the list, before the clock
 // moves.
 func (sc *scene) servedAtOnce(i int, at time.Duration, while string) check.Verdict {
-	c := sc.visit(i, 1)
+	return sc.servedAtOnceShelf(i, catalog.Bestsellers, at, while)
+}
+
+// servedAtOnceShelf is servedAtOnce for a reader of shelf.
+func (sc *scene) servedAtOnceShelf(i int, shelf string, at time.Duration, while string) check.Verdict {
+	c := sc.visitShelf(i, shelf, 1)
 	if err := sc.Drive(c.Done, 0); err != nil && !errors.Is(err, fleet.ErrNoBound) {
 		return case06.StuckVerdict(err)
 	}
 	if !c.Done() {
-		return check.Failed("a stale reader waited", fmt.Sprintf("at %s, %s, shop-%d's reader found the list stale and "+
+		return check.Failed("a stale reader waited", fmt.Sprintf("at %s, %s, shop-%d's reader found %s stale and "+
 			"did not return before the clock moved: a stale value is served at once, while one rebuild runs behind it "+
-			"(see no-wait)", sc.at(at), while, i+1))
+			"(see no-wait)", sc.at(at), while, i+1, shelf))
 	}
-	got, bad := lists(c.Outcomes())
+	got, bad := listsOf(shelf, c.Outcomes())
 	if bad == "" && got == 0 {
 		bad = fmt.Sprintf("it got an error, %v", firstErr(c.Outcomes()))
 	}
 	if bad != "" {
-		return check.Failed("", fmt.Sprintf("at %s, %s, with the list stale and inside its physical expiry, shop-%d's "+
+		return check.Failed("", fmt.Sprintf("at %s, %s, with %s stale and inside its physical expiry, shop-%d's "+
 			"reader: %s. The stale value serves until its physical expiry, whatever the database does", sc.at(at), while,
-			i+1, bad))
+			shelf, i+1, bad))
 	}
 	return check.Passed("")
 }
 
-// Backoff checks that a fleet backs off from a database that fails. It
-// fails fast from before the logical expiry on; for 10 s a stale reader comes
-// every 50 ms, on four instances in turn, and each must be served the
-// stale list at once; the database may get at most one query a second
-// meanwhile (11 in all). It catches a failed rebuild that lets go of the
-// lock at once, so that each of the 200 readers retries (the reference
-// did until the lab's issue 25), and a backoff each instance keeps to
-// itself.
+// Backoff checks that a fleet backs off from a database that fails, and
+// from it alone. Two shelves are filled; the bestsellers' queries fail
+// fast from before the logical expiry on, the new releases' succeed. For
+// 10 s a stale reader comes every 50 ms, on four instances in turn, every
+// tenth of them for the new releases; each must be served the stale list
+// at once. The bestsellers may get at most one query a second meanwhile
+// (11 in all), the new releases must be rebuilt, and the readers may leave
+// no more goroutines asleep on the shops' clock than a few per instance
+// and shelf. It catches a failed rebuild that lets go of the lock at once,
+// so that each of the 200 readers retries (the reference did until the
+// lab's issue 25), a backoff each instance keeps to itself, one backoff
+// for every shelf, which stops the healthy one's rebuild, and a deadline
+// made for each reader who loses the lock and never cancelled.
 func Backoff(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newScene(h, newShop, instances)
 	if err != nil {
@@ -181,8 +202,14 @@ func Backoff(h *harness.H, newShop NewShop) check.Verdict {
 	if v := sc.fill(); !v.Pass {
 		return v
 	}
-	sc.db.Fail(errPrimaryDown) // from before the logical expiry, as in RefreshDeadline
-	before := sc.Reads()
+	other := catalog.NewReleases
+	c := sc.visitShelf(0, other, 1)
+	if err := sc.Drive(c.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the first reader of "+other+" was")
+	}
+	// From before the logical expiry, as in RefreshDeadline.
+	sc.db.FailShelf(catalog.Bestsellers, errPrimaryDown)
+	before, healthy := sc.Reads(), sc.DB().Queries(other)
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
 	}
@@ -191,7 +218,11 @@ func Backoff(h *harness.H, newShop NewShop) check.Verdict {
 		if err := sc.until(at); err != nil {
 			return case06.StuckVerdict(err)
 		}
-		if v := sc.servedAtOnce(readers%instances, at, "with the database failing"); !v.Pass {
+		shelf := catalog.Bestsellers
+		if readers%10 == 9 {
+			shelf = other
+		}
+		if v := sc.servedAtOnceShelf(readers%instances, shelf, at, "with the database failing for "+catalog.Bestsellers); !v.Pass {
 			return v
 		}
 		readers++
@@ -207,22 +238,43 @@ func Backoff(h *harness.H, newShop NewShop) check.Verdict {
 				"before then; the stale value serves meanwhile", sc.at(stale), errPrimaryDown, failingEvery, instances,
 				sc.at(at), readers, q))
 		}
+		if n := sc.Clock.Sleepers(); n > mostSleepers {
+			return check.Failed(fmt.Sprintf("%d goroutines asleep", n), fmt.Sprintf("at %s, after %d stale readers had "+
+				"been served and had left, %d goroutines slept on the shops' clock: more than the rebuilds and "+
+				"refreshers of %d instances and 2 shelves need. Each reader left something behind: a deadline whose "+
+				"cancel is never called (clock.WithTimeout made before the lock, and the lock lost) sleeps out its "+
+				"whole time; call cancel on every path, or make the deadline only once the lock is won",
+				sc.at(at), readers, n, instances))
+		}
 	}
 	q := sc.Reads() - before
 	if q == 0 {
 		return noRebuild(sc, "failed rebuild to back off from")
 	}
-	return check.Passed(fmt.Sprintf("%s in %v for %d stale readers, every one served", count(q, "read"), failingFor, readers))
+	if sc.DB().Queries(other) == healthy {
+		return check.Failed(other+" never rebuilt", fmt.Sprintf("the database failed for %s only; %s's stale readers "+
+			"from %s on were served, and nothing rebuilt it: the backoff from one shelf's failing query stopped "+
+			"another shelf's healthy one. Back off per shelf (the shelf's own lock, kept to its expiry)",
+			catalog.Bestsellers, other, sc.at(stale)))
+	}
+	return check.Passed(fmt.Sprintf("%s in %v for %d stale readers, every one served; the healthy shelf rebuilt",
+		count(q, "read"), failingFor, readers))
 }
 
-// ColdBounded checks that, with the database hung and Redis empty, the
-// readers of the lock holder's own instance get an answer within the
-// checker's longest budget, as the other instances' do, and that the
-// holder's query has given up by then. Shop-1's three readers share its
-// flight, which takes the lock; shop-2's reader loses it. It catches
-// readers that wait for the flight on their own context only, which ends
-// when the visitor gives up, not when the shop does, and a flight whose
-// query outlives every reader.
+// ColdBounded checks that, with the database hung and Redis empty, every
+// reader who finds nothing gets an answer in time, on every instance, and
+// that no flight's query outlives its lock. Shop-1's three readers share
+// its flight, which takes the lock; a fourth, whose own deadline is 100 ms
+// away, must return at that deadline; shop-2's reader loses the lock. All
+// must return an error within the checker's longest budget. Then a cold
+// reader comes every quarter second for 12 s, on the two instances in
+// turn: no two of the shelf's queries may be open at once, and none for
+// longer than 10 s. It catches readers that wait for the flight on their
+// own context only, behind a query with no deadline; readers that wait
+// for the flight alone, past their own context's end; a flight whose query
+// outlives every reader; and one whose deadline is longer than its lock,
+// so that another instance's flight takes the expired lock and queries
+// beside it.
 func ColdBounded(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newScene(h, newShop, 2)
 	if err != nil {
@@ -237,25 +289,38 @@ func ColdBounded(h *harness.H, newShop NewShop) check.Verdict {
 	if n, _ := sc.db.Waiting(); n == 0 {
 		return check.Failed("no query", "with Redis empty, shop-1's three readers sent the database no query")
 	}
+	hurried := sc.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, hurry)
+		defer cancel()
+		return sc.shops[0].Top(ctx, catalog.Bestsellers)
+	})
 	loser := sc.visit(1, 1)
 	start := sc.Clock.Now()
+	err = sc.Drive(hurried.Done, hurry)
+	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the database hung; "+
+			"shop-1's flight held the lock, and a reader of shop-1 whose own deadline was %v away joined it. It was "+
+			"still waiting after its deadline had passed: a reader waits for the flight or for its own context, "+
+			"whichever ends first (a select with both), and returns its context's error", hurry))
+	}
+	if err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if o := hurried.Outcomes()[0]; o.Err == nil || o.Panic != "" {
+		return check.Failed("", fmt.Sprintf("the reader whose deadline passed got %q (panic: %q), not an error", o.Value, o.Panic))
+	}
 	err = sc.Drive(func() bool { return holder.Done() && loser.Done() }, maxBudget)
 	waited := sc.Clock.Now().Sub(start).Round(time.Millisecond)
-	var stuck *harness.Stuck
-	if errors.As(err, &stuck) && stuck.Cause == harness.Deadlocked {
-		// Nothing sleeps on the clock: they wait for the hung query, with
-		// no bound at all.
-		err = fleet.ErrNoBound
-	}
-	if errors.Is(err, fleet.ErrNoBound) {
+	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
 		who := "shop-1's readers, on the instance whose flight held the lock,"
 		if holder.Done() {
 			who = "shop-2's reader, which lost the lock,"
 		}
 		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("the database hung, and with nothing "+
-			"in Redis %s were still waiting, %v of the shops' clock after they came. Every reader's wait has a budget, on every "+
-			"instance: bound the wait for the flight with the clock New is given (clock.WithTimeout around the "+
-			"select), and past it return a *TryAgain", who, maxBudget))
+			"in Redis %s were still waiting, %v of the shops' clock after they came. Every reader's wait is bounded, on "+
+			"every instance: give the flight others wait for a deadline on the clock New is given, no longer than its "+
+			"lock (clock.WithTimeout on context.WithoutCancel), or bound the wait itself, and answer with an error "+
+			"(a *TryAgain) past it", who, maxBudget))
 	}
 	if err != nil {
 		return case06.StuckVerdict(err)
@@ -268,18 +333,62 @@ func ColdBounded(h *harness.H, newShop NewShop) check.Verdict {
 			return check.Failed("", fmt.Sprintf("reader %d got %q, though the database never answered", i+1, o.Value))
 		}
 	}
-	if err := sc.Elapse(maxBudget - waited); err != nil && !errors.Is(err, fleet.ErrNoBound) {
+	// The cold readers keep coming.
+	var crowds []*harness.Crowd[[]string]
+	for k := range int(hungFor / hungEvery) {
+		if err := sc.Elapse(hungEvery); err != nil {
+			return case06.StuckVerdict(err)
+		}
+		crowds = append(crowds, sc.visit(k%2, 1))
+		if err := sc.settled(); err != nil {
+			return case06.StuckVerdict(err)
+		}
+		open, oldest := sc.db.Waiting()
+		if oldest > longestWork {
+			return sc.coldTooLong(oldest, sc.Clock.Now().Sub(start))
+		}
+		if open > 1 {
+			return check.Failed(fmt.Sprintf("%d queries open at once", open), fmt.Sprintf("the database hung, with "+
+				"nothing in Redis, and cold readers came every %v on two instances. %v after the first, %d of the "+
+				"shelf's queries were open at once: a flight's query outlived its lock, and another instance's flight "+
+				"took the expired lock and queried beside it. A flight's deadline is no longer than its lock",
+				hungEvery, sc.Clock.Now().Sub(start).Round(time.Millisecond), open))
+		}
+	}
+	if err := sc.Drive(func() bool { return fleet.AllDone(crowds) }, maxBudget); err != nil {
+		if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
+			return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("the database hung, with "+
+				"nothing in Redis, and cold readers came every %v for %v; %v after the last, some were still waiting: %s",
+				hungEvery, hungFor, maxBudget, strings.Join(sc.Places(), "; ")))
+		}
 		return case06.StuckVerdict(err)
 	}
-	if err := sc.settled(); err != nil {
+	if err := sc.Elapse(longestWork); err != nil {
 		return case06.StuckVerdict(err)
 	}
-	if _, oldest := sc.db.Waiting(); oldest >= maxBudget {
-		return check.Failed(fmt.Sprintf("a read open for %v", oldest.Round(time.Millisecond)), fmt.Sprintf("the database "+
-			"hung; every reader had its answer within %v, and %v after the first came, shop-1's flight still waited "+
-			"for the database. A flight that outlives its first reader needs a deadline of its own, on the clock New "+
-			"is given, no longer than its lock: with none it holds a query and a goroutine for as long as the database "+
-			"hangs", waited, maxBudget))
+	if _, oldest := sc.db.Waiting(); oldest > longestWork {
+		return sc.coldTooLong(oldest, sc.Clock.Now().Sub(start))
 	}
-	return check.Passed(fmt.Sprintf("every reader answered within %v; no query open after %v", waited, maxBudget))
+	return check.Passed(fmt.Sprintf("the first readers answered within %v, the hurried one at its deadline; "+
+		"then %d cold readers, never two queries open at once", waited, len(crowds)))
+}
+
+// hurry is the deadline of ColdBounded's hurried reader.
+const hurry = 100 * time.Millisecond
+
+// noTimer reports whether err says that the visitors wait with nothing
+// asleep on the shops' clock: for a hung query, with no bound at all.
+func noTimer(err error) bool {
+	var stuck *harness.Stuck
+	return errors.As(err, &stuck) && stuck.Cause == harness.Deadlocked
+}
+
+// coldTooLong fails ColdBounded when a flight's query has waited for the
+// hung database longer than any detached work may run.
+func (sc *scene) coldTooLong(oldest, since time.Duration) check.Verdict {
+	return check.Failed(fmt.Sprintf("a read open for %v", oldest.Round(time.Millisecond)), fmt.Sprintf("the database "+
+		"hung, with nothing in Redis; %v after the first reader came, a flight's query had waited for it for %v. A "+
+		"flight that outlives its first reader needs a deadline of its own, on the clock New is given, no longer "+
+		"than its lock (at most %v): with none it holds a query and a goroutine for as long as the database hangs",
+		since.Round(time.Millisecond), oldest.Round(time.Millisecond), longestWork))
 }

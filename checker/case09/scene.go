@@ -131,6 +131,7 @@ type plan struct {
 	gate  *harness.Gate // when set, every query waits here
 	shelf string        // when set, only this shelf's queries wait at gate
 	fail  error         // when set, every query fails with it
+	only  string        // when set, only this shelf's queries fail
 	held  int           // queries that reached the gate since it was set
 	open  []time.Time   // when each query waiting at a gate now began
 	now   func() time.Time
@@ -142,6 +143,9 @@ func (p *plan) hook(ctx context.Context, shelf string) error {
 	gate, fail := p.gate, p.fail
 	if p.shelf != "" && p.shelf != shelf {
 		gate = nil
+	}
+	if p.only != "" && p.only != shelf {
+		fail = nil
 	}
 	if gate != nil {
 		p.held++
@@ -213,10 +217,14 @@ func (p *plan) Open() {
 }
 
 // Fail makes every later query fail with err (nil: succeed again).
-func (p *plan) Fail(err error) {
+func (p *plan) Fail(err error) { p.FailShelf("", err) }
+
+// FailShelf makes every later query of shelf ("" for every shelf) fail
+// with err, and lets the others pass.
+func (p *plan) FailShelf(shelf string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.fail = err
+	p.fail, p.only = err, shelf
 }
 
 // errPrimaryDown is what the failing queries of FailedRebuild return.
@@ -225,7 +233,12 @@ var errPrimaryDown = errors.New("the primary is down")
 // lists counts the outcomes that are a list, and says which visitors got
 // something other than the source's list.
 func lists(outs []harness.Outcome[[]string]) (int, string) {
-	want := catalog.Books(catalog.Bestsellers)
+	return listsOf(catalog.Bestsellers, outs)
+}
+
+// listsOf is lists for the readers of shelf.
+func listsOf(shelf string, outs []harness.Outcome[[]string]) (int, string) {
+	want := catalog.Books(shelf)
 	n := 0
 	for i, o := range outs {
 		switch {
