@@ -85,10 +85,14 @@ var _ = register(9,
 	// four passed every check until backoff, cold-bounded and detached
 	// looked for them.
 	entry{dir: "wrong/cold-deadline-past-lock", fails: []string{"cold-bounded"}},
-	entry{dir: "wrong/cold-ignores-ctx", fails: []string{"detached", "cold-bounded"}},
+	entry{dir: "wrong/cold-ignores-ctx", fails: []string{"detached", "cold-bounded"}, maybe: map[string]string{
+		"explore": "caught only where a reader's deadline passes while it waits for a flight (2 runs of 18 seen)",
+	}},
 	entry{dir: "wrong/backoff-one-key", fails: []string{"backoff"}},
 	entry{dir: "wrong/backoff-leaked-deadline", fails: []string{"backoff"}},
-	entry{dir: "wrong/cold-deadline-hoisted", fails: []string{"detached"}},
+	entry{dir: "wrong/cold-deadline-hoisted", fails: []string{"detached"}, maybe: map[string]string{
+		"explore": "caught only where the reader who started a flight leaves before another who joined it (7 runs of 11 seen)",
+	}},
 	entry{dir: "wrong/refresh-lock-shorter", fails: []string{"refresh-deadline"}},
 	entry{dir: "wrong/refresh-cancel-before-unlock", fails: []string{"refresh-lets-go"}},
 	entry{dir: "wrong/backoff-on-timeout-only", fails: []string{"backoff"}},
