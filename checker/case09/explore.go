@@ -576,16 +576,21 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		w.mu.Unlock()
 		return nil, err
 	})
+	// The drive's bound counts from the last arrival, a visitor's or a
+	// delete's: a shrunk scene can keep a delete later than every visitor.
 	var last time.Duration
 	for _, v := range sc.Visitors {
 		last = max(last, v.At)
+	}
+	for _, d := range sc.Deletes {
+		last = max(last, d.At)
 	}
 	err = f.Drive(func() bool { return crowd.Done() && dels.Done() }, last+case06.Patience)
 	res := eresult{}
 	var st *harness.Stuck
 	switch {
 	case errors.Is(err, fleet.ErrNoBound):
-		w.fail("visitors were still waiting %v after the last one came: %s", case06.Patience, crowd.Where())
+		w.fail("%v after the last visitor or delete came, %s", case06.Patience, stillInside(crowd, dels, f))
 	case errors.As(err, &st) && restless(st):
 		res.restless = true
 		w.fail("the fleet never came to rest: %v", err)
@@ -959,4 +964,29 @@ func (c *vctx) end(dead bool) {
 		c.err = context.DeadlineExceeded
 	}
 	close(c.done)
+}
+
+// stillInside says who had not returned when a scene's drive ran out:
+// visitors, the write path's deletes, or, when neither can be placed, where
+// the shop's goroutines were.
+func stillInside(crowd, dels *harness.Crowd[[]string], f *case06.Fleet) string {
+	var out []string
+	if !crowd.Done() {
+		out = append(out, "visitors were still waiting: "+orUnknown(crowd.Where()))
+	}
+	if !dels.Done() {
+		out = append(out, "a delete of the write path (Invalidate) had not returned: "+orUnknown(dels.Where()))
+	}
+	if len(out) == 0 {
+		return "the scene had not ended: " + strings.Join(f.Places(), "; ")
+	}
+	return strings.Join(out, "; ")
+}
+
+// orUnknown is where, or a word that says it could not be told.
+func orUnknown(where string) string {
+	if where == "" {
+		return "(not found in any goroutine's stack: running, not waiting)"
+	}
+	return where
 }
