@@ -38,6 +38,8 @@
 //     open at once.
 //   - While the database fails, the fleet sends it at most one query a
 //     second per shelf, and stale values keep serving.
+//   - A list the database gave is served even when Redis will not store
+//     it.
 package case09
 
 import (

@@ -46,6 +46,10 @@ func NewFleet(h *harness.H, url string, newShop NewShop, n int, cost time.Durati
 	return f, nil
 }
 
+// Tap returns instance i's tap, for a scene that stages faults on the
+// instance's commands (fleet.Tap's Fail, Hold, CancelAfter).
+func (f *Fleet) Tap(i int) *fleet.Tap { return f.taps[i] }
+
 // DB returns the fleet's database.
 func (f *Fleet) DB() *catalog.DB { return f.db }
 

@@ -67,6 +67,7 @@ var Case = check.Case{
 		refreshDeadlineInfo,
 		backoffInfo,
 		coldBoundedInfo,
+		storeRefusedInfo,
 		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
@@ -115,6 +116,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"refresh-deadline":    func(h *harness.H) check.Verdict { return RefreshDeadline(h, mk) },
 		"backoff":             func(h *harness.H) check.Verdict { return Backoff(h, mk) },
 		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, mk) },
+		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, mk) },
 		"race":                func(h *harness.H) check.Verdict { return Busy(h, mk) },
 		"explore":             func(h *harness.H) check.Verdict { return Explore(h, mk) },
 	}

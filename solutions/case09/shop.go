@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"time"
 
@@ -141,7 +142,7 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 		// the fleet's backoff, one query per lockTTL to a failing database,
 		// where releasing it would let every stale reader try again.
 		defer func() { _ = recover() }()
-		if _, err := s.rebuildLocked(bg, shelf); err == nil {
+		if _, kept, err := s.rebuildLocked(bg, shelf); err == nil && kept {
 			s.unlock(bg, shelf, token)
 		}
 	}()
@@ -155,24 +156,30 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 		return s.awaitFill(ctx, shelf)
 	}
 	defer s.unlock(ctx, shelf, token)
-	return s.rebuildLocked(ctx, shelf)
+	books, _, err := s.rebuildLocked(ctx, shelf)
+	return books, err
 }
 
-// rebuildLocked reads the source and writes the shelf, under the lock.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
+// rebuildLocked reads the source and writes the shelf, under the lock, and
+// says whether Redis kept the list. A list Redis would not store is
+// still the right list: the cold readers waiting for it get it, and the
+// background rebuild keeps its lock, so that the fleet does not read the
+// source on every stale read while Redis refuses.
+func (s *Shop) rebuildLocked(ctx context.Context, shelf string) (books []string, kept bool, err error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
-		return v.Books, nil
+		return v.Books, true, nil
 	}
-	books, err := s.db.Top(ctx, shelf)
+	books, err = s.db.Top(ctx, shelf)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		slog.WarnContext(ctx, "shop: serving a list Redis would not store", "shelf", shelf, "err", err)
+		return books, false, nil
 	}
-	return books, nil
+	return books, true, nil
 }
 
 // lock tries the shelf's rebuild lock once, with a token of its own. An

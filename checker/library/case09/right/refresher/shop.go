@@ -184,10 +184,15 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 		return s.awaitFill(ctx, shelf)
 	}
 	defer s.unlock(ctx, shelf, token)
-	return s.rebuildLocked(ctx, shelf)
+	books, err := s.rebuildLocked(ctx, shelf)
+	if books != nil {
+		return books, nil // served, stored or not
+	}
+	return nil, err
 }
 
-// rebuildLocked reads the source and writes the shelf, under the lock.
+// rebuildLocked reads the source and writes the shelf, under the lock. When
+// Redis will not keep the list it returns it with the write's error.
 func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
@@ -199,7 +204,7 @@ func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		return books, err // the list is right; only Redis would not keep it
 	}
 	return books, nil
 }

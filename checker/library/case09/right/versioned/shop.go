@@ -153,7 +153,11 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 		return s.awaitFill(ctx, shelf)
 	}
 	defer s.unlock(ctx, shelf, l)
-	return s.rebuildLocked(ctx, shelf, l.gen)
+	books, err := s.rebuildLocked(ctx, shelf, l.gen)
+	if books != nil {
+		return books, nil // served, stored or not
+	}
+	return nil, err
 }
 
 // rebuildLocked reads the source and writes the shelf, under the lock of
@@ -169,7 +173,7 @@ func (s *Shop) rebuildLocked(ctx context.Context, shelf, gen string) ([]string, 
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, gen, books); err != nil {
-		return nil, err
+		return books, err // the list is right; only Redis would not keep it
 	}
 	return books, nil
 }
