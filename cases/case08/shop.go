@@ -27,6 +27,10 @@
 //     context.WithTimeout: the checker moves that clock by hand.
 //   - A reader who has waited past its budget (a second or so, at most
 //     10 s) gets a *TryAgain error.
+//   - A rebuild that runs on for readers who have left gives up within
+//     10 s of the shop's clock, its wait for a connection and its query
+//     alike; a page the database gave is served even when Redis will not
+//     store it.
 package case08
 
 import (

@@ -56,11 +56,17 @@ type sceneHook func(s *scene, ctx context.Context, id int) error
 // scene has a closed gate for the hook to hold queries at, opened by Close.
 func newSceneWith(h *harness.H, newShop NewShop, gate bool, hook sceneHook,
 	stage func(ctx context.Context, cmd redis.Cmder, answered bool)) (*scene, error) {
+	return newSceneOn(h, newShop, &tap{stage: stage}, gate, hook)
+}
+
+// newSceneOn is newSceneWith with a tap of the caller's, whose stage and
+// refuse are set before the shop is made.
+func newSceneOn(h *harness.H, newShop NewShop, t *tap, gate bool, hook sceneHook) (*scene, error) {
 	w, err := openWorld(h.Context(), serverURL())
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{h: h, world: w, tap: &tap{stage: stage}, clk: clock.NewFake(nine), start: time.Now()}
+	s := &scene{h: h, world: w, tap: t, clk: clock.NewFake(nine), start: time.Now()}
 	opts := []events.Option{events.WithCost(0), events.WithClock(s.clk)}
 	if gate {
 		s.gate = harness.NewGate()

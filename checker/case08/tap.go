@@ -40,6 +40,13 @@ type tap struct {
 	// explorer uses it to hold a command on the scene's clock, as a slow
 	// network would (see explore.go). It is set before the shop is made.
 	stage func(ctx context.Context, cmd redis.Cmder, answered bool)
+
+	// refuse, when set, is asked about every command before it is sent,
+	// with the shop's own key names: an error it returns is the command's
+	// answer, and the command never reaches Redis (a replica that has
+	// become read-only, say). A pipeline is refused whole when it refuses
+	// any of its commands. It is set before the shop is made.
+	refuse func(cmd redis.Cmder) error
 }
 
 // span is when a command was sent and when its answer came back, on the
@@ -65,6 +72,9 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if t.stage != nil {
 			t.stage(ctx, cmd, false)
+		}
+		if err := t.refused(cmd); err != nil {
+			return err
 		}
 		keys, restore, err := t.rename(cmd)
 		if err != nil {
@@ -93,6 +103,14 @@ func (t *tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // ProcessPipelineHook implements redis.Hook.
 func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			if err := t.refused(cmd); err != nil {
+				for _, c := range cmds {
+					c.SetErr(err)
+				}
+				return err
+			}
+		}
 		var keys []string
 		for _, cmd := range cmds {
 			k, restore, err := t.rename(cmd)
@@ -111,6 +129,18 @@ func (t *tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 		t.note(keys, sent)
 		return err
 	}
+}
+
+// refused answers cmd with refuse's error, when it has one.
+func (t *tap) refused(cmd redis.Cmder) error {
+	if t.refuse == nil {
+		return nil
+	}
+	err := t.refuse(cmd)
+	if err != nil {
+		cmd.SetErr(err)
+	}
+	return err
 }
 
 // note records a write of keys sent at sent and answered now.

@@ -12,10 +12,10 @@ var _ = register(8,
 	// that stage a wait (budget, late-reader, starter-leaves) fail it,
 	// saying that nobody waited (issue 28: they passed it, untested).
 	entry{dir: "shipped", fails: []string{"warm-spread", "rebuild-ttl", "once", "at-most", "slots-after-failure", "budget",
-		"starter-leaves", "late-reader", "explore"}},
+		"starter-leaves", "late-reader", "hung-query", "store-refused", "explore"}},
 	// The shipped shop with its jitter fixed and nothing else.
 	entry{dir: "wrong/jitteronly", fails: []string{"once", "at-most", "slots-after-failure", "budget", "starter-leaves",
-		"late-reader", "explore"}},
+		"late-reader", "hung-query", "store-refused", "explore"}},
 	// Times to live: below the floor, past 35 s, or not spread.
 	entry{dir: "wrong/subtract", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
 	entry{dir: "wrong/toowide", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
@@ -42,9 +42,12 @@ var _ = register(8,
 	// late-reader fails them and says so (issue 28: it passed them, untested).
 	entry{dir: "wrong/waitforever", fails: []string{"budget", "late-reader"}},
 	entry{dir: "wrong/untyped", fails: []string{"budget"}},
-	entry{dir: "wrong/do", fails: []string{"budget", "late-reader"}},
+	// A reader inside Do cannot leave, but the flight's own deadline (5 s)
+	// now ends its wait within the 10 s the contract allows: budget sees a
+	// late "try again", no hang. The late reader is still turned away.
+	entry{dir: "wrong/do", fails: []string{"late-reader"}},
 	entry{dir: "wrong/shortbudget", fails: []string{"values", "explore"}},
-	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "race", "explore"}, maybe: map[string]string{ // its own reader waits on the flight too
+	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "hung-query", "store-refused", "race", "explore"}, maybe: map[string]string{ // its own reader waits on the flight too
 		// Each waiter races the leader for the page: it gets "" or the page, by the schedule.
 		"failed-again":   "a waiter of a page gets it or an empty one, as the schedule has it (the race check's bug)",
 		"starter-leaves": "a waiter of a page gets it or an empty one, as the schedule has it (the race check's bug)",
@@ -70,7 +73,9 @@ var _ = register(8,
 	// failed-again too: every release is owed a token, so the last rebuild
 	// to finish never gives its slot back and its reader is told to try
 	// again (or joins a flight that never landed).
-	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again"}},
+	// Under a hung database its flights for the healthy pages fail at their
+	// deadline, waiting for a connection, and the failure sticks.
+	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again", "hung-query"}},
 	entry{dir: "wrong/negative-cache", fails: []string{"failed-again"}, maybe: map[string]string{
 		"explore": "caught only by a scene that sends a reader of a page after one of its queries failed (the remembered failure is a new error, not the query's), which not every run's seeds draw"}},
 	entry{dir: "wrong/double-release-on-error", fails: []string{"failed-again", "slots-after-failure"}, maybe: map[string]string{
@@ -83,16 +88,35 @@ var _ = register(8,
 	entry{dir: "wrong/retry-resets-budget", fails: []string{"failed-again", "slots-after-failure", "outage"}, maybe: map[string]string{
 		"warm-ttl": hangSkips, "warm-spread": hangSkips, "rebuild-ttl": hangSkips, "once": hangSkips, "at-most": hangSkips,
 		"parallel": hangSkips, "values": hangSkips, "budget": hangSkips, "starter-leaves": hangSkips, "slow-write": hangSkips,
-		"hit-ttl": hangSkips, "late-reader": hangSkips, "race": hangSkips, "explore": hangSkips,
+		"hit-ttl": hangSkips, "late-reader": hangSkips, "hung-query": hangSkips, "store-refused": hangSkips,
+		"race": hangSkips, "explore": hangSkips,
 	}},
 	entry{dir: "wrong/table-lock-across-set", fails: []string{"slow-write"}},
-	entry{dir: "wrong/getex-sliding-ttl", fails: []string{"hit-ttl"}},
-	entry{dir: "wrong/sliding-jitter", fails: []string{"hit-ttl"}},
+	// Both read with GETEX, which writes: a read-only replica refuses it,
+	// so in store-refused every read fails, not only the store.
+	entry{dir: "wrong/getex-sliding-ttl", fails: []string{"hit-ttl", "store-refused"}},
+	entry{dir: "wrong/sliding-jitter", fails: []string{"hit-ttl", "store-refused"}},
 	// Held out: written by a student who had not seen the checks. A
 	// failed query keeps its slot; 25 failures at once leave none of 20.
-	entry{dir: "wrong/slot-leak-on-error", fails: []string{"failed-again"}},
+	// Its hung queries end in errors at their deadline, and each keeps its
+	// slot: hung-query finds the pool empty after the hang.
+	entry{dir: "wrong/slot-leak-on-error", fails: []string{"failed-again", "hung-query"}},
 	// Held out too: one budget for the whole flight, from its first reader.
 	entry{dir: "wrong/flight-budget", fails: []string{"late-reader"}},
+	// Faults (checker/case08/faults.go): a database that hangs twenty
+	// queries until their context ends, and a Redis that refuses every
+	// write. The first of each pair is the reference as it stood.
+	entry{dir: "wrong/hung-no-deadline", fails: []string{"hung-query"}},
+	entry{dir: "wrong/hung-long-deadline", fails: []string{"hung-query"}},
+	entry{dir: "wrong/hung-slot-deadline-only", fails: []string{"hung-query"}},
+	entry{dir: "wrong/hung-abandoned-query", fails: []string{"hung-query"}},
+	// Its hung queries end with their first reader's budget, and so does
+	// every rebuild whose first reader gives up: its waiters get the
+	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever
+	// joined late (late-reader).
+	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader"}},
+	entry{dir: "wrong/store-error-drops-page", fails: []string{"store-refused"}},
+	entry{dir: "wrong/store-error-with-page", fails: []string{"store-refused"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/weighted"},
 	entry{dir: "right/errgroup"},

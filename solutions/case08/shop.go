@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -35,6 +36,14 @@ const (
 	// served by "try again" than by a longer wait.
 	waitBudget = time.Second
 	retryAfter = time.Second
+
+	// A rebuild gives up after rebuildDeadline, its wait for a connection
+	// and its query together. It runs for readers who may have left, so no
+	// reader's context ends it; without a deadline of its own, a database
+	// that hangs would keep every connection of the pool for ever, and the
+	// pages it still answers would be "try again" for good. A query takes
+	// 8 ms: 5 s is long past a slow one, and short of pinning the pool.
+	rebuildDeadline = 5 * time.Second
 )
 
 // Shop is the box office's page cache.
@@ -91,7 +100,7 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 	budget, cancel := clock.WithTimeout(ctx, s.clock, waitBudget)
 	defer cancel()
 	// The rebuild works for every reader of the page, so it must not end
-	// when the reader who started it leaves.
+	// when the reader who started it leaves; it ends at its own deadline.
 	flight := s.flights.DoChan(strconv.Itoa(id), func() (page any, err error) {
 		// DoChan re-panics a panic on a goroutine nobody can recover
 		// (case 5): turn it into the flight's error instead.
@@ -100,7 +109,9 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 				page, err = "", fmt.Errorf("shop: rebuilding event %d panicked: %v", id, r)
 			}
 		}()
-		return s.rebuild(context.WithoutCancel(ctx), id)
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildDeadline)
+		defer cancel()
+		return s.rebuild(fctx, id)
 	})
 	select {
 	case r := <-flight:
@@ -117,11 +128,14 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 }
 
 // rebuild is a page's one flight: it waits for a database connection, then
-// reads the page and stores it. The wait itself has no bound: the readers
-// have theirs, and a flight whose readers gave up still fills the page for
-// the next ones.
+// reads the page and stores it, until ctx's deadline. A flight whose readers
+// gave up still fills the page for the next ones.
 func (s *Shop) rebuild(ctx context.Context, id int) (string, error) {
-	s.slots <- struct{}{}
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return "", fmt.Errorf("shop: waiting for a database connection for event %d: %w", id, ctx.Err())
+	}
 	defer func() { <-s.slots }()
 	// Second look: a flight for this page may have landed between our
 	// miss and the start of this one.
@@ -133,7 +147,10 @@ func (s *Shop) rebuild(ctx context.Context, id int) (string, error) {
 		return "", err
 	}
 	if err := s.store(ctx, id, page); err != nil {
-		return "", err
+		// The page is good; only the cache refused it (a replica in a
+		// failover answers READONLY). Serve it, and leave the storing to
+		// the next reader's rebuild, but leave a trace.
+		slog.WarnContext(ctx, "shop: serving a page Redis would not store", "event", id, "err", err)
 	}
 	return page, nil
 }

@@ -93,7 +93,14 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 		return "", err
 	}
 	ch := s.group.DoChan(fmt.Sprint(id), func() (any, error) {
-		return s.load(context.WithoutCancel(ctx), id)
+		// Detached from the reader, bounded on its own.
+		lctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clk, 3*time.Second)
+		defer cancel()
+		page, err := s.load(lctx, id)
+		if page != "" {
+			err = nil // the page is right even when Redis did not keep it
+		}
+		return page, err
 	})
 	wait, stop := context.WithCancel(ctx)
 	defer stop()

@@ -95,8 +95,11 @@ func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
 	return nil
 }
 
+// fetch runs on a worker, for whoever waits: it has 10 s, the longest a
+// hung query may keep the worker.
 func (s *Shop) fetch(id int) (string, error) {
-	ctx := context.Background()
+	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 10*time.Second)
+	defer cancel()
 	if page, err := s.rdb.Get(ctx, cacheKey(id)).Result(); err == nil {
 		return page, nil
 	}
@@ -104,7 +107,9 @@ func (s *Shop) fetch(id int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return page, s.rdb.Set(ctx, cacheKey(id), page, ttl()).Err()
+	// Served whether or not Redis kept it.
+	_ = s.rdb.Set(ctx, cacheKey(id), page, ttl()).Err()
+	return page, nil
 }
 
 // Page returns an event's page.

@@ -1,0 +1,247 @@
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+	"stampede/shop/events"
+)
+
+// The checks in this file stage the faults a cache in front of a database
+// lives with: a database that hangs, and a Redis that will not store.
+
+// The hung database's sizes and bounds.
+const (
+	// hungPages is how many pages' queries hang: as many as the pool has
+	// connections, so that rebuilds that keep a hung query for ever hold
+	// every connection.
+	hungPages = pool
+	// healthyPages is how many pages the database still answers, read
+	// while the others hang.
+	healthyPages = 5
+	// maxRebuild is the longest a rebuild may keep a query open (the
+	// contract's bound).
+	maxRebuild = 10 * time.Second
+	// hungFor is how long the hung scene lasts on the shop's clock: a
+	// rebuild's longest, and then a budget for the readers who come back.
+	hungFor = maxRebuild + maxBudget
+	// comeBack is how long a reader told to try again waits before it does.
+	comeBack = time.Second
+)
+
+// errStopped ends a hung query when its scene is over.
+var errStopped = errors.New("the scene is over (planned by the checker)")
+
+// openQueries is what the hung database tells of its queries: how many are
+// open now and since when, and the longest that has ended.
+type openQueries struct {
+	mu      sync.Mutex
+	started map[int]time.Time // by query number
+	next    int
+	longest time.Duration
+}
+
+// begin notes a query opened at t and returns its number.
+func (q *openQueries) begin(t time.Time) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started == nil {
+		q.started = map[int]time.Time{}
+	}
+	q.next++
+	q.started[q.next] = t
+	return q.next
+}
+
+// end notes that query n ended at t.
+func (q *openQueries) end(n int, t time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.longest = max(q.longest, t.Sub(q.started[n]))
+	delete(q.started, n)
+}
+
+// at says, at now, how many queries are open and the longest any query
+// has been open, ended or not.
+func (q *openQueries) at(now time.Time) (open int, longest time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	longest = q.longest
+	for _, t := range q.started {
+		longest = max(longest, now.Sub(t))
+	}
+	return len(q.started), longest
+}
+
+// HungQuery checks that a rebuild gives a hung query up. The database hangs
+// every query of events 1 to 20, until the query's context ends; one reader
+// comes for each, so that their rebuilds take every connection of the
+// pool. Then readers of five other pages, which the database answers at
+// once, come and come back a second after each "try again" for 20 s of the
+// shop's clock. No query may stay open longer than 10 s, and each of the
+// five must get its page. It catches a rebuild with no deadline (20 hung
+// queries hold the pool for ever, and every other page is "try again"), a
+// deadline on the wait for a connection only, a deadline longer than 10 s,
+// and a flight that stops waiting for a query it leaves running.
+func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
+	var q openQueries
+	stop := make(chan struct{})
+	hook := func(s *scene, ctx context.Context, id int) error {
+		if id > hungPages {
+			return nil
+		}
+		n := q.begin(s.clk.Now())
+		defer func() { q.end(n, s.clk.Now()) }()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stop:
+			return errStopped
+		}
+	}
+	s, err := newSceneWith(h, newShop, false, hook, nil)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	defer close(stop)
+	s.read(events.IDs(hungPages))
+	if err := s.rest(); err != nil {
+		return stuckVerdict(err)
+	}
+	if open, _ := q.at(s.clk.Now()); open == 0 {
+		return check.Failed("", fmt.Sprintf("%d readers of pages the database hangs came, and none of their queries reached "+
+			"the database", hungPages))
+	}
+	start := s.clk.Now()
+	healthy := s.visit(healthyPages, func(ctx context.Context, i int) (string, error) {
+		for {
+			page, err := s.shop.Page(ctx, hungPages+1+i)
+			if err == nil || s.clk.Now().Sub(start) >= hungFor {
+				return page, err
+			}
+			if err := s.clk.Sleep(ctx, comeBack); err != nil {
+				return "", err
+			}
+		}
+	})
+	err = s.Drive(func() bool {
+		open, _ := q.at(s.clk.Now())
+		return healthy.Done() && open == 0
+	}, hungFor+comeBack)
+	now := s.clk.Now()
+	open, longest := q.at(now)
+	// A scene that came to rest with nothing asleep on the clock and hung
+	// queries open will never end them: that is the verdict, not a stuck
+	// scene.
+	if err != nil && !errors.Is(err, errNoBound) && open == 0 {
+		return stuckVerdict(err)
+	}
+	figure := fmt.Sprintf("hung queries kept open up to %v", longest)
+	switch {
+	case open > 0 && err != nil && !errors.Is(err, errNoBound):
+		return check.Failed(fmt.Sprintf("%d hung queries open, nothing to end them", open), fmt.Sprintf(
+			"the database hung the queries of events 1 to %d, and %v later %d of them were still open, each holding a "+
+				"connection, with nothing asleep on the shop's clock that could end them: give every query a deadline "+
+				"of its own, no longer than %v, on the clock New is given (clock.WithTimeout)", hungPages, now.Sub(start),
+			open, maxRebuild))
+	case open > 0:
+		return check.Failed(fmt.Sprintf("%d hung queries still open after %v", open, now.Sub(start)), fmt.Sprintf(
+			"the database hung the queries of events 1 to %d, and after %v of the shop's clock %d of them were still open, "+
+				"each holding a connection of the pool: a flight that outlives its readers (context.WithoutCancel) needs "+
+				"a deadline of its own, no longer than %v, on the clock New is given (clock.WithTimeout), for its wait for "+
+				"a connection and its query alike; past it, give the connection back and return the error",
+			hungPages, now.Sub(start), open, maxRebuild))
+	case longest > maxRebuild:
+		return check.Failed(figure, fmt.Sprintf("a query the database hung was kept open for %v, and a rebuild gives "+
+			"up after at most %v: a connection held that long is one the pages the database would answer cannot have",
+			longest, maxRebuild))
+	}
+	if v := allGot(healthy.Outcomes(), healthyIDs()); !v.Pass {
+		return check.Failed(v.Figure, fmt.Sprintf("while the database hung %d pages' queries, and for %v of the shop's "+
+			"clock, with each reader coming back a second after \"try again\": %s. The hung queries ended within %v; "+
+			"their connections must come back to the pool when they do", hungPages, hungFor, v.Message, longest))
+	}
+	return check.Passed(fmt.Sprintf("%d hung queries given up within %v, %d other pages served", hungPages, longest,
+		healthyPages))
+}
+
+// healthyIDs are the pages the hung database still answers.
+func healthyIDs() []int {
+	ids := make([]int, healthyPages)
+	for i := range ids {
+		ids[i] = hungPages + 1 + i
+	}
+	return ids
+}
+
+// The refused writes' scene: pages, each with perPage readers.
+const refusedPages = 20
+
+// errReadOnly is the answer of a Redis that will not store: a replica, say,
+// that a failover has not yet promoted.
+var errReadOnly = errors.New("READONLY You can't write against a read only replica. (planned by the checker)")
+
+// StoreRefused checks that a page the database gave is served even when
+// Redis refuses to store it. Every command that writes is answered with
+// READONLY, as a replica answers; reads go through. A cold start of 20
+// pages with 3 readers each, then one more reader per page: every reader
+// must get its page. It catches a rebuild that turns a failed SET into the
+// readers' error, throwing a good page away, and one that returns the
+// error with the page.
+func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
+	var refused atomic.Int64
+	t := &tap{refuse: func(cmd redis.Cmder) error {
+		args := make([]string, len(cmd.Args()))
+		for i, a := range cmd.Args() {
+			args[i] = fleet.ArgString(a)
+		}
+		name := strings.ToLower(args[0])
+		// A command that names no key (the connection's HELLO, say) goes
+		// through, as one that only reads does.
+		if keys, _ := fleet.KeyIndexes(name, args); len(keys) == 0 || fleet.ReadOnly(name) {
+			return nil
+		}
+		refused.Add(1)
+		return errReadOnly
+	}}
+	s, err := newSceneOn(h, newShop, t, false, nil)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	ids := coldIDs(refusedPages, perPage)
+	first := s.read(ids)
+	if err := s.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "the readers of the cold start were")
+	}
+	if refused.Load() == 0 {
+		return check.Skipped("not staged: the shop wrote nothing to Redis in a cold start, so no write could be refused " +
+			"(see once)")
+	}
+	why := "Redis refused every write (READONLY, as a replica does), and "
+	fix := ": the page came from the database and is good, so serve it; storing it is the cache's business, and the " +
+		"next reader's rebuild tries again"
+	if v := allGot(first.Outcomes(), ids); !v.Pass {
+		return check.Failed(v.Figure, why+v.Message+fix)
+	}
+	again := s.read(events.IDs(refusedPages))
+	if err := s.Drive(again.Done, patience); err != nil {
+		return waitVerdict(err, "the readers after the cold start were")
+	}
+	if v := allGot(again.Outcomes(), events.IDs(refusedPages)); !v.Pass {
+		return check.Failed(v.Figure, why+"after the cold start "+v.Message+fix)
+	}
+	return check.Passed(fmt.Sprintf("%d readers served while Redis refused %s", len(ids)+refusedPages,
+		count(int(refused.Load()), "write", "writes")))
+}
