@@ -68,6 +68,7 @@ var Case = check.Case{
 		backoffInfo,
 		coldBoundedInfo,
 		storeRefusedInfo,
+		stalledLockInfo,
 		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
@@ -117,6 +118,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"backoff":             func(h *harness.H) check.Verdict { return Backoff(h, mk) },
 		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, mk) },
 		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, mk) },
+		"stalled-lock":        func(h *harness.H) check.Verdict { return StalledLock(h, mk) },
 		"race":                func(h *harness.H) check.Verdict { return Busy(h, mk) },
 		"explore":             func(h *harness.H) check.Verdict { return Explore(h, mk) },
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -456,4 +457,73 @@ func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 			"let the next fill store it", first))
 	}
 	return check.Passed("3 readers served while Redis refused " + count(int(refused.Load()), "write"))
+}
+
+var stalledLockInfo = check.Info{
+	ID: "stalled-lock",
+	Name: "a stale reader whose lock attempt stalls on its way to Redis returns by its own deadline, with the " +
+		"stale list",
+	Catches: "the lock taken on a detached context (context.WithoutCancel, or the background rebuild's), so that a " +
+		"visitor with a 100 ms deadline waits out Redis's stall (wrong/refresh-lock-detached)",
+}
+
+// StalledLock checks that a stale reader's lock attempt runs on the
+// reader's own context. The shelf is stale on shop-1; a reader with a
+// deadline 100 ms away comes, and its first command that may take a lock
+// (a SET NX or a script) is held on its way to Redis until its context
+// ends, as a slow network holds it for a client that honours deadlines
+// (go-redis with ContextTimeoutEnabled). The reader must return by its
+// deadline, with the stale list or its context's error. It catches a lock
+// attempt on a context the reader's deadline does not end.
+func StalledLock(h *harness.H, newShop NewShop) check.Verdict {
+	sc, err := newScene(h, newShop, 2)
+	if err != nil {
+		return case06.WorldVerdict(err)
+	}
+	defer sc.Close()
+	if v := sc.fill(); !v.Pass {
+		return v
+	}
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	held := sc.Tap(0).HoldUntilDone(func(c fleet.Command) bool { return c.Conditional() })
+	hurried := sc.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, hurry)
+		defer cancel()
+		return sc.shops[0].Top(ctx, catalog.Bestsellers)
+	})
+	start := sc.Clock.Now()
+	err = sc.Drive(hurried.Done, hurry)
+	if (errors.Is(err, fleet.ErrNoBound) || noTimer(err)) && !held.Reached() {
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the shelf was stale "+
+			"at %s, and a reader of shop-1 whose deadline was %v away was still waiting after it, with nothing held: %s",
+			sc.at(stale), hurry, strings.Join(sc.Places(), "; ")))
+	}
+	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the shelf was stale "+
+			"at %s, and a reader of shop-1 whose deadline was %v away came; its lock attempt (%s) stalled on its way "+
+			"to Redis, and the reader was still waiting after its deadline had passed. Take the lock on the reader's "+
+			"own context, so that its deadline bounds the round trip, and detach only the rebuild that follows",
+			sc.at(stale), hurry, held.Held()))
+	}
+	if err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if !held.Reached() {
+		return check.Skipped("not staged: shop-1's stale reader sent no command that may take a lock (a SET NX or a " +
+			"script) before it returned, so there was none to stall")
+	}
+	o := hurried.Outcomes()[0]
+	switch {
+	case o.Panic != "":
+		return check.Failed("", "the stale reader's call panicked: "+o.Panic)
+	case o.Err == nil && !slices.Equal(o.Value, catalog.Books(catalog.Bestsellers)):
+		return check.Failed("", fmt.Sprintf("the stale reader whose lock attempt stalled got %q, not the list", o.Value))
+	}
+	got := "the stale list"
+	if o.Err != nil {
+		got = "its context's error"
+	}
+	return check.Passed(fmt.Sprintf("%s after %v, with its lock attempt stalled", got, sc.Clock.Now().Sub(start)))
 }

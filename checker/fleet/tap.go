@@ -226,10 +226,30 @@ type Hold struct {
 	release chan struct{}      // closed by the checker to send it on
 	held    Command
 	once    sync.Once
+	// untilDone lets the held command fail with its context's error once
+	// the context ends (see HoldUntilDone).
+	untilDone bool
 }
 
 // Release lets the held command go, or disarms a hold that caught nothing.
 func (h *Hold) Release() { h.once.Do(func() { close(h.release) }) }
+
+// done is ctx's Done channel for a hold that honours it, and nil (never
+// ready) for one that does not.
+func (h *Hold) done(ctx context.Context) <-chan struct{} {
+	if h.untilDone {
+		return ctx.Done()
+	}
+	return nil
+}
+
+// Held returns the command held, once Reached ("" before).
+func (h *Hold) Held() string {
+	if !h.Reached() {
+		return ""
+	}
+	return h.held.String()
+}
 
 // Reached reports whether a command is being held.
 func (h *Hold) Reached() bool {
@@ -243,13 +263,22 @@ func (h *Hold) Reached() bool {
 
 // Hold arms a hold for the first command from now on that match accepts,
 // in place of any hold armed before.
-func (t *Tap) Hold(match func(Command) bool) *Hold {
-	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{})}
+func (t *Tap) Hold(match func(Command) bool) *Hold { return t.arm(match, false) }
+
+// arm arms a hold; see Hold and HoldUntilDone.
+func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
+	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{}), untilDone: untilDone}
 	t.mu.Lock()
 	t.hold = h
 	t.mu.Unlock()
 	return h
 }
+
+// HoldUntilDone is Hold for a client that honours its contexts' deadlines
+// (go-redis with ContextTimeoutEnabled): the held command fails with its
+// context's error as soon as the context ends, and is never sent; until
+// then, or until Release, it is held as Hold holds it.
+func (t *Tap) HoldUntilDone(match func(Command) bool) *Hold { return t.arm(match, true) }
 
 // Disarm releases the hold armed last, if any: the command it holds goes
 // on, and one it has not caught yet is not held.
@@ -276,7 +305,7 @@ func (t *Tap) DialHook(next redis.DialHook) redis.DialHook { return next }
 // ProcessHook implements redis.Hook.
 func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		at, restore, err := t.see(cmd)
+		at, restore, err := t.see(ctx, cmd)
 		if err != nil {
 			cmd.SetErr(err)
 			return err
@@ -345,7 +374,7 @@ func shortArgs(args []any) string {
 func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		for _, cmd := range cmds {
-			_, restore, err := t.see(cmd)
+			_, restore, err := t.see(ctx, cmd)
 			if err != nil {
 				cmd.SetErr(err)
 				return err
@@ -361,7 +390,7 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 // see logs a command, holds it if the checker asked, and namespaces its
 // keys. It returns the command's place in the log, and a function that
 // puts the shop's own key names back.
-func (t *Tap) see(cmd redis.Cmder) (int, func(), error) {
+func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), error) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
@@ -389,7 +418,14 @@ func (t *Tap) see(cmd redis.Cmder) (int, func(), error) {
 	t.mu.Unlock()
 	if caught {
 		close(h.reached)
-		<-h.release
+		select {
+		case <-h.release:
+		case <-h.done(ctx):
+			t.mu.Lock()
+			t.log[at].Said = "error: " + ctx.Err().Error()
+			t.mu.Unlock()
+			return at, nil, ctx.Err()
+		}
 	}
 	if err := t.failed(at, c); err != nil {
 		return at, nil, err

@@ -128,6 +128,27 @@ func TestTapFaults(t *testing.T) {
 	assert.Equal(t, fleet.Start(), sent[2].At)
 }
 
+// A hold that honours contexts lets its command fail when the caller's
+// context ends, unsent.
+func TestHoldUntilDone(t *testing.T) {
+	_, tap, rdb := stage(t)
+	setNX := func(c fleet.Command) bool { return c.Conditional() }
+	h := tap.HoldUntilDone(setNX)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan error, 1)
+	go func() { got <- rdb.SetNX(ctx, "lock", "me", time.Second).Err() }()
+	for !h.Reached() {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, "set lock me ex 1 nx", h.Held())
+	cancel()
+	assert.ErrorIs(t, <-got, context.Canceled)
+	n, err := rdb.Exists(context.Background(), "lock").Result()
+	require.NoError(t, err)
+	assert.Zero(t, n, "the held command was never sent")
+
+}
+
 // A skewed clock is off by its offset and sleeps on the scene's clock.
 func TestSkewedClock(t *testing.T) {
 	c := fleet.NewClock()

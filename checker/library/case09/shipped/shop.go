@@ -30,7 +30,10 @@
 //   - Invalidate is the write path: the shop calls it after the database
 //     has committed a change to the shelf. No visitor may be served the
 //     shelf's old list after it.
-//   - A visitor's context ends when the visitor leaves.
+//   - A visitor's context ends when the visitor leaves, and bounds the
+//     visitor's own round trips to Redis (a stale reader's lock attempt
+//     too): a client may honour deadlines (go-redis's
+//     ContextTimeoutEnabled).
 //   - Work that outlives its visitor (a rebuild in the background, a
 //     flight others wait for) has a deadline on the clock New is given
 //     (clock.WithTimeout), no longer than the lock that guards it and at
