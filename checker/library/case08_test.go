@@ -73,13 +73,14 @@ var _ = register(8,
 	// failed-again too: every release is owed a token, so the last rebuild
 	// to finish never gives its slot back and its reader is told to try
 	// again (or joins a flight that never landed).
-	// Under a hung database its flights for the healthy pages fail at their
-	// deadline, waiting for a connection, and the failure sticks.
-	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again", "hung-query"}},
+	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again"}},
 	entry{dir: "wrong/negative-cache", fails: []string{"failed-again"}, maybe: map[string]string{
 		"explore": "caught only by a scene that sends a reader of a page after one of its queries failed (the remembered failure is a new error, not the query's), which not every run's seeds draw"}},
 	entry{dir: "wrong/double-release-on-error", fails: []string{"failed-again", "slots-after-failure"}, maybe: map[string]string{
-		"explore": "caught only by a scene whose failed queries are followed by a burst past the pool (seed 729611: 21 queries at once), which not every run's seeds draw"}},
+		"explore": "caught only by a scene whose failed queries are followed by a burst past the pool (seed 729611: 21 queries at once), which not every run's seeds draw",
+		// Its mistake, again, as the schedule has it: CI saw 3 of 5 healthy
+		// pages served, a quiet machine all five.
+		"hung-query": "the 20 hung rebuilds fail at their deadline together and each takes two tokens back: the extra takes block, or take a healthy rebuild's token, as the schedule has it"}},
 	entry{dir: "wrong/acquire-on-starter-ctx", fails: []string{"starter-leaves"}},
 	// The failures last until their readers return: a lasting outage keeps
 	// its readers retrying until the grader stops the child, and the
@@ -110,6 +111,8 @@ var _ = register(8,
 	entry{dir: "wrong/hung-long-deadline", fails: []string{"hung-query"}},
 	entry{dir: "wrong/hung-slot-deadline-only", fails: []string{"hung-query"}},
 	entry{dir: "wrong/hung-abandoned-query", fails: []string{"hung-query"}},
+	// Held out: written by a student who had not seen the checks.
+	entry{dir: "wrong/hung-retry-fresh-deadline", fails: []string{"hung-query"}},
 	// Its hung queries end with their first reader's budget, and so does
 	// every rebuild whose first reader gives up: its waiters get the
 	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever
