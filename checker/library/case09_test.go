@@ -12,12 +12,12 @@ var _ = register(9,
 	// One rebuild per expiry for the fleet.
 	entry{dir: "wrong/everyreader", fails: []string{"one-rebuild", "delete-keeps-lock", "refresh-deadline", "backoff"},
 		skips: []string{"stalled-lock"}, maybe: map[string]string{
-		"explore": "every stale reader's rebuild shows as two reads at once only where two readers come while a rebuild runs with a cost; 33 of 40 scenes (seeds 1001-1040), so a run of 8 scenes misses it with a chance near 1e-6, too close to promise every run",
-	}},
+			"explore": "every stale reader's rebuild shows as two reads at once only where two readers come while a rebuild runs with a cost; 33 of 40 scenes (seeds 1001-1040), so a run of 8 scenes misses it with a chance near 1e-6, too close to promise every run",
+		}},
 	entry{dir: "wrong/perinstance", fails: []string{"one-rebuild", "delete-keeps-lock", "refresh-deadline", "backoff"},
 		skips: []string{"stalled-lock"}, maybe: map[string]string{
-		"explore": "one rebuild per instance shows only where stale readers of one shelf come on two instances while a rebuild runs; 24 of 40 scenes",
-	}},
+			"explore": "one rebuild per instance shows only where stale readers of one shelf come on two instances while a rebuild runs; 24 of 40 scenes",
+		}},
 	// Its stale reader on the scenes' clock sets no rebuild going, so the
 	// six checks that hold a rebuild open had none to hold: they fail it,
 	// naming bounded (issue 28: they passed it, untested).
