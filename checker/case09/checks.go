@@ -37,14 +37,12 @@ const (
 // run inline by the reader who wins the lock, and a grace window too short
 // to reach.
 func NoWait(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, instances)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, instances)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
+	var err error
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
 	}
@@ -87,14 +85,11 @@ func NoWait(h *harness.H, newShop NewShop) check.Verdict {
 // instance), and a logical expiry read from the wall clock (no rebuild
 // at all).
 func OneRebuild(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, instances)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, instances)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	const per, expiries = 10, 3
 	var figure []string
 	for k := 1; k <= expiries; k++ {
@@ -166,14 +161,11 @@ func tooMany(reads int) string {
 // memory and served when Redis has nothing, and a value kept in Redis
 // longer than its physical expiry.
 func Bounded(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	sc.db.Hold() // the source hangs: no rebuild lands from now on
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
@@ -217,14 +209,11 @@ func Bounded(h *harness.H, newShop NewShop) check.Verdict {
 // second key that the delete misses, a copy in the instance's memory, and
 // an invalidation that only marks the value stale.
 func AfterDelete(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, instances)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, instances)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	for _, when := range []struct {
 		at   time.Duration
 		what string
@@ -292,14 +281,12 @@ func AfterDelete(h *harness.H, newShop NewShop) check.Verdict {
 // must not run on it. It catches a rebuild started on the request's
 // context.
 func Detached(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
+	var err error
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
 	}
@@ -409,14 +396,11 @@ func coldDetached(h *harness.H, newShop NewShop) check.Verdict {
 // rebuild that deletes the stale value, a failure written to Redis in
 // its place, and a failure that blocks the next rebuild.
 func FailedRebuild(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	sc.db.Fail(errPrimaryDown)
 	for _, at := range []time.Duration{stale, 45 * time.Second, 55 * time.Second} {
 		if err := sc.until(at); err != nil {
@@ -539,14 +523,11 @@ func EveryKeyExpires(h *harness.H, newShop NewShop, cold case06.NewShop) check.V
 		return first
 	}
 	ctx := h.Context()
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	filled, err := sc.World.Values(ctx)
 	if err != nil {
 		return case06.WorldVerdict(err)

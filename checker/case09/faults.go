@@ -86,14 +86,11 @@ const (
 // context.WithoutCancel with no deadline, whose queries pile up, one per
 // lock time to live, and a deadline longer than the lock.
 func RefreshDeadline(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	// From before the logical expiry, so that a shop that rebuilds ahead
 	// of it meets the hung database too.
 	sc.db.Hold()
@@ -196,14 +193,11 @@ func (sc *scene) servedAtOnceShelf(i int, shelf string, at time.Duration, while 
 // for every shelf, which stops the healthy one's rebuild, and a deadline
 // made for each reader who loses the lock and never cancelled.
 func Backoff(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, instances)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, instances)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	other := catalog.NewReleases
 	c := sc.visitShelf(0, other, 1)
 	if err := sc.Drive(c.Done, case06.Patience); err != nil {
@@ -476,14 +470,12 @@ var stalledLockInfo = check.Info{
 // deadline, with the stale list or its context's error. It catches a lock
 // attempt on a context the reader's deadline does not end.
 func StalledLock(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
+	var err error
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
 	}

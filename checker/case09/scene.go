@@ -110,6 +110,21 @@ func (sc *scene) fill() check.Verdict {
 	return check.Passed("")
 }
 
+// filledScene starts n instances and has shop-1's first visitor fill the
+// shelf (see fill). It returns nil and the verdict when the world could
+// not be opened or the fill went wrong, having closed what it opened.
+func filledScene(h *harness.H, newShop NewShop, n int) (*scene, check.Verdict) {
+	sc, err := newScene(h, newShop, n)
+	if err != nil {
+		return nil, case06.WorldVerdict(err)
+	}
+	if v := sc.fill(); !v.Pass {
+		sc.Close()
+		return nil, v
+	}
+	return sc, check.Passed("")
+}
+
 // until lets time pass, on the shops' clock and in Redis, to d after the
 // fill.
 func (sc *scene) until(d time.Duration) error {

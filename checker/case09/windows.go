@@ -44,14 +44,11 @@ const afterFailure = 5 * time.Second
 // and not when it fails, after which the instance never rebuilds the
 // shelf again.
 func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 1)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 1)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	sc.db.Fail(errPrimaryDown)
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
@@ -106,14 +103,11 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 // rebuild start. It catches one "refresh running" flag, or one refresh
 // flight, for every shelf of an instance.
 func ShelvesApart(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 1)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 1)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	other := catalog.NewReleases
 	c := sc.visitShelf(0, other, 1)
 	if err := sc.Drive(c.Done, case06.Patience); err != nil {
@@ -171,14 +165,11 @@ func ShelvesApart(h *harness.H, newShop NewShop) check.Verdict {
 // while the first runs, and the first's pre-change list written back.
 func DeleteKeepsLock(h *harness.H, newShop NewShop) check.Verdict {
 	ctx := h.Context()
-	sc, err := newScene(h, newShop, 3)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 3)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	old := sc.db.Hold()
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
@@ -418,14 +409,11 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 // fresh by then, so no read may follow. It catches a second look made
 // before the lock is taken, and no second look at all.
 func SecondLook(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
 	sc.db.Hold()
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
@@ -492,14 +480,12 @@ const lockLife = 2 * time.Second
 // has finished and waits for a fill nobody makes.
 func RefreshLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	ctx := h.Context()
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
 	}
 	defer sc.Close()
-	if v := sc.fill(); !v.Pass {
-		return v
-	}
+	var err error
 	first := sc.db.Hold()
 	if err := sc.until(stale); err != nil {
 		return case06.StuckVerdict(err)
