@@ -34,6 +34,10 @@ type Command struct {
 	// At is when the command was sent, on the Tap's clock (zero without
 	// one).
 	At time.Time
+	// Tx numbers the transaction (MULTI ... EXEC) the command was sent in,
+	// from 1 for each Tap; 0 for a command sent on its own or in a plain
+	// pipeline.
+	Tx int
 }
 
 func (c Command) String() string {
@@ -183,6 +187,10 @@ type Tap struct {
 	// (see World.holdStill): names are the keys written, and all says
 	// some are not known.
 	still func(ctx context.Context, names []string, all bool)
+	// sceneTTL, when set (on a real server), turns a time to live Redis
+	// reported for a key into the key's time to live in the scene (see
+	// World.sceneTTL), for the shop's own PTTL and TTL.
+	sceneTTL func(name string, observed time.Duration) time.Duration
 
 	mu sync.Mutex
 	// after, when set, is called once each command or pipeline that may
@@ -192,6 +200,7 @@ type Tap struct {
 	// it (see Note).
 	note func(Command)
 	log  []Command
+	txs  int // transactions sent so far, to number each Command's Tx
 	hold *Hold
 	// faults are armed by Fail and CancelAfter, in the order armed.
 	faults []*fault
@@ -312,10 +321,41 @@ func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		err = next(ctx, cmd)
 		restore()
+		t.inScene(cmd)
 		t.done(at, cmd, err)
 		t.written(ctx, cmd)
 		t.cancelAfter(ctx, at)
 		return err
+	}
+}
+
+// inScene answers a shop's PTTL or TTL, on a real server, with the key's
+// time to live in the scene: the server's counts the time the World holds
+// each key still (stillExtra), which the scene never lived. A script's
+// PTTL is the server's, unchanged.
+func (t *Tap) inScene(cmd redis.Cmder) {
+	args := cmd.Args()
+	if t.sceneTTL == nil || len(args) != 2 || cmd.Err() != nil {
+		return
+	}
+	name, key := strings.ToLower(ArgString(args[0])), strings.TrimPrefix(ArgString(args[1]), t.ns)
+	unit := time.Millisecond
+	switch name {
+	case "pttl":
+	case "ttl":
+		unit = time.Second
+	default:
+		return
+	}
+	switch c := cmd.(type) {
+	case *redis.DurationCmd:
+		if c.Val() > 0 {
+			c.SetVal(t.sceneTTL(key, c.Val()).Truncate(unit))
+		}
+	case *redis.Cmd:
+		if n, ok := c.Val().(int64); ok && n > 0 {
+			c.SetVal(int64(t.sceneTTL(key, time.Duration(n)*unit) / unit))
+		}
 	}
 }
 
@@ -373,8 +413,20 @@ func shortArgs(args []any) string {
 // ProcessPipelineHook implements redis.Hook.
 func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		tx := 0
+		if len(cmds) > 0 && strings.EqualFold(cmds[0].Name(), "multi") {
+			t.mu.Lock()
+			t.txs++
+			tx = t.txs
+			t.mu.Unlock()
+		}
 		for _, cmd := range cmds {
-			_, restore, err := t.see(ctx, cmd)
+			at, restore, err := t.see(ctx, cmd)
+			if tx != 0 {
+				t.mu.Lock()
+				t.log[at].Tx = tx
+				t.mu.Unlock()
+			}
 			if err != nil {
 				cmd.SetErr(err)
 				return err
@@ -382,6 +434,9 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 			defer restore()
 		}
 		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			t.inScene(cmd)
+		}
 		t.written(ctx, cmds...)
 		return err
 	}

@@ -215,6 +215,7 @@ func (w *World) Client(t *Tap) *redis.Client {
 	t.ns = w.ns
 	if !w.Embedded() {
 		t.still = w.holdStill
+		t.sceneTTL = w.sceneTTL
 	}
 	c := redis.NewClient(w.options())
 	c.AddHook(t)

@@ -176,3 +176,43 @@ func TestQueryFaults(t *testing.T) {
 	assert.ErrorIs(t, fleet.Hang(over)(ctx, "x"), context.Canceled, "a hung query ends with the scene")
 	assert.PanicsWithValue(t, "driver: nil connection", func() { _ = fleet.PanicWith("driver: nil connection")(ctx, "x") })
 }
+
+// A shop's PTTL and TTL tell a key's time to live in the scene, on the
+// embedded server and on a real one (REDIS_URL), where the World holds
+// every key still with an hour more than the scene gave it.
+func TestShopsTimeToLiveIsTheScenes(t *testing.T) {
+	servers := map[string]string{"embedded": ""}
+	if url := fleet.ServerURL(); url != "" {
+		servers["real"] = url
+	}
+	for name, url := range servers {
+		t.Run(name, func(t *testing.T) {
+			h := harness.New(context.Background(), "stampede/checker/fleet", harness.DefaultBound)
+			w, err := fleet.Open(h.Context(), url)
+			require.NoError(t, err)
+			t.Cleanup(w.Close)
+			s := &fleet.Stage{H: h, World: w, Clock: fleet.NewClock()}
+			rdb := w.Client(fleet.NewTap(s.Clock.Now))
+			ctx := context.Background()
+			require.NoError(t, rdb.Set(ctx, "shelf:a", "v", 60*time.Second).Err())
+			require.NoError(t, s.World.Advance(ctx, 35*time.Second, nil))
+
+			pttl, err := rdb.PTTL(ctx, "shelf:a").Result()
+			require.NoError(t, err)
+			assert.InDelta(t, float64(25*time.Second), float64(pttl), float64(50*time.Millisecond), "PTTL")
+			ttl, err := rdb.TTL(ctx, "shelf:a").Result()
+			require.NoError(t, err)
+			assert.InDelta(t, float64(25*time.Second), float64(ttl), float64(time.Second), "TTL")
+			cmds, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				p.Get(ctx, "shelf:a")
+				p.PTTL(ctx, "shelf:a")
+				return nil
+			})
+			require.NoError(t, err)
+			assert.InDelta(t, float64(25*time.Second), float64(cmds[1].(*redis.DurationCmd).Val()), float64(50*time.Millisecond), "a pipeline's PTTL")
+			missing, err := rdb.PTTL(ctx, "shelf:none").Result()
+			require.NoError(t, err)
+			assert.Equal(t, -2*time.Nanosecond, missing, "a missing key")
+		})
+	}
+}
