@@ -50,6 +50,7 @@ var Case = check.Case{
 		restartInfo,
 		letGoInfo,
 		conflictBudgetInfo,
+		oneSlotInfo,
 		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
@@ -57,8 +58,9 @@ var Case = check.Case{
 	Hints: []string{
 		"Write the races down with times: a read misses at .000 and its query returns the row as it was at .000; a write commits at .003. What does each of them send to Redis, and in which order can those commands land?",
 		"Move the delete after the commit, and make it a delete, never a SET of the new price: a SET carries a value, and a slower SET of an older value can land after it. What is still wrong? A read that read before the commit and stores after the delete.",
-		"Give every miss a lease: SET lease:<key> <random token> NX PX 2000. Only the winner reads the row; the others poll Redis (about every 50 ms, on the clock New is given) and give up after a second with an error.",
+		"Give every miss a lease: SET lease:{<book>} <random token> NX PX 2000. Only the winner reads the row; the others poll Redis (about every 50 ms, on the clock New is given) and give up after a second with an error.",
 		"The fill stores the price only if the lease still holds its token, and the check and the SET are one step: a Lua script (redis.NewScript). The write path's delete removes the price and the lease in one DEL, so a fill that read before the commit is refused; return a typed ErrConflict for it, and read again.",
+		"Name the price price:{<book>} and its lease lease:{<book>}: the part in braces, the hash tag, puts both in one hash slot, so that Redis Cluster runs a script or a DEL that names both (it refuses keys of two slots with CROSSSLOT).",
 		"Compare with solutions/case10/shop.go, and read the chapter's table: which techniques stop the stampede, and which stop the stale set.",
 	},
 }
@@ -78,6 +80,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"tokens":              Tokens,
 		"let-go":              LetGo,
 		"conflict-budget":     ConflictBudget,
+		"one-slot":            OneSlot,
 		"race":                Busy,
 		"explore":             Explore,
 	}

@@ -64,7 +64,7 @@ func TestStepsAndRestart(t *testing.T) {
 		{"checker/library/case10/right/fencing", mkShop(rfencing.New), Restart, ""},
 		{"checker/library/case10/right/writerlease", mkShop(rwriterlease.New), InvalidateSteps, ""},
 		{"checker/library/case10/wrong/two-dels-price-first", mkShop(wtwodelspricefirst.New), InvalidateSteps,
-			"was stopped after it had sent del price:The Night Library; there shop-1 filled"},
+			"was stopped after it had sent del price:{The Night Library}; there shop-1 filled"},
 		{"checker/library/case10/wrong/lease-before-commit", mkShop(wleasebeforecommit.New), InvalidateSteps,
 			"while the write's transaction was open"},
 		{"checker/library/case10/wrong/evalsha-startup-load", mkShop(wevalshastartupload.New), Restart, "after Redis restarted"},

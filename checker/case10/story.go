@@ -215,7 +215,11 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 		return newShop(db, wd.Client(t), clk)
 	}
 	if warm {
-		if err := wd.Set(ctx, priceKey, strconv.Itoa(oldPrice), storyTTL); err != nil {
+		key, value, err := learnPrice(ctx, url, newShop)
+		if err != nil {
+			return played{}, err
+		}
+		if err := wd.Set(ctx, key, value, storyTTL); err != nil {
 			return played{}, err
 		}
 	}
@@ -256,6 +260,40 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 
 // priceKey is the key the story's models use.
 const priceKey = "price:" + book
+
+// learnPrice finds where and how the code keeps the old price in Redis,
+// for a timeline that starts with it there: one read, on a Redis of its
+// own, and the key that then holds the old price, with its value. The code
+// names its keys as it likes (price:{<book>}, cache:<book>, ...); one that
+// keeps nothing is given priceKey, which it will never read.
+func learnPrice(ctx context.Context, url string, newShop NewShop) (key, value string, err error) {
+	wd, err := fleet.Open(ctx, url)
+	if err != nil {
+		return "", "", err
+	}
+	defer wd.Close()
+	clk := fleet.NewExactClock()
+	db := catalog.New(catalog.WithCost(storyQuery), catalog.WithClock(clk))
+	shop := newShop(db, wd.Client(fleet.NewTap(clk.Now)), clk)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = shop.Price(ctx, book)
+	}()
+	if err := drive(ctx, wd, clk, done); err != nil {
+		return "", "", err
+	}
+	keys, err := wd.Keys(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	for _, k := range keys {
+		if v, ok, err := wd.Get(ctx, k.Name); err == nil && ok && strings.Contains(v, strconv.Itoa(oldPrice)) {
+			return k.Name, v, nil
+		}
+	}
+	return priceKey, strconv.Itoa(oldPrice), nil
+}
 
 // look finds what Redis holds for the price at the end of a timeline. The
 // code under test may name its keys as it likes and store more than the

@@ -210,6 +210,9 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	return price, true, nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+// A book's price and its lease share a hash tag, the part in braces, so
+// that they lie in one hash slot: Redis Cluster, as most managed Redis
+// runs, refuses a script or a DEL whose keys are in two (CROSSSLOT).
+func priceKey(book string) string { return "price:{" + book + "}" }
 
-func leaseKey(book string) string { return "lease:price:" + book }
+func leaseKey(book string) string { return "lease:{" + book + "}" }

@@ -34,6 +34,8 @@
 //   - Pass a script's keys in KEYS, and use the everyday commands (GET,
 //     SET, DEL, EVAL, ...): on a real server the checker puts every key
 //     under a namespace of its own.
+//   - A command, script or MULTI that names several keys names keys of one
+//     hash slot, as Redis Cluster requires: give them one hash tag.
 package case10
 
 import (

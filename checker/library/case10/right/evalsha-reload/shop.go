@@ -192,9 +192,10 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	return price, true, nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+// One hash tag, the book, so that the two keys share a Redis Cluster slot.
+func priceKey(book string) string { return "price:{" + book + "}" }
 
-func leaseKey(book string) string { return "lease:price:" + book }
+func leaseKey(book string) string { return "lease:{" + book + "}" }
 
 // letGo ends the caller's lease after a fill that failed. It runs on a
 // context of its own, since the visitor's may be why the fill failed (it

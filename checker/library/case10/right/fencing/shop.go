@@ -48,7 +48,8 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 }
 
 func keys(book string) (price, epoch, lock string) {
-	return "p:" + book, "epoch:" + book, "fill:" + book
+	tag := "{" + book + "}" // one hash tag: one Redis Cluster slot for the three
+	return "p:" + tag, "epoch:" + tag, "fill:" + tag
 }
 
 // invalidate deletes the price and moves the epoch on, in one step.

@@ -70,7 +70,7 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 }
 
 func (s *Shop) keys(book string) []string {
-	return []string{"cache:" + book, "cache:" + book + ":lease"}
+	return []string{"cache:{" + book + "}", "cache:{" + book + "}:lease"} // one hash slot
 }
 
 // Price returns a book's price in cents.

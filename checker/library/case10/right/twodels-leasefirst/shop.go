@@ -173,9 +173,11 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	return price, true, nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+// The lease's key is the price's with a suffix, outside the braces: only
+// the braces are hashed, so both keys share a Redis Cluster slot.
+func priceKey(book string) string { return "{price:" + book + "}" }
 
-func leaseKey(book string) string { return "lease:price:" + book }
+func leaseKey(book string) string { return priceKey(book) + ":lease" }
 
 // letGo ends the caller's lease after a fill that failed. It runs on a
 // context of its own, since the visitor's may be why the fill failed (it

@@ -181,9 +181,11 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	return price, true, nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+// The book in braces: a hash tag, so that a script naming both keys runs
+// on Redis Cluster.
+func priceKey(book string) string { return "price:{" + book + "}" }
 
-func leaseKey(book string) string { return "lease:price:" + book }
+func leaseKey(book string) string { return "lease:price:{" + book + "}" }
 
 // letGo ends the caller's lease after a fill that failed. It runs on a
 // context of its own, since the visitor's may be why the fill failed (it

@@ -108,4 +108,4 @@ func (s *Shop) store(ctx context.Context, book string, price int) error {
 	return nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+func priceKey(book string) string { return "price:{" + book + "}" }

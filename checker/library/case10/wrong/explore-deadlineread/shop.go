@@ -141,6 +141,6 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	return price, true, nil
 }
 
-func priceKey(book string) string { return "price:" + book }
+func priceKey(book string) string { return "price:{" + book + "}" }
 
-func leaseKey(book string) string { return "lease:price:" + book }
+func leaseKey(book string) string { return "lease:{" + book + "}" }

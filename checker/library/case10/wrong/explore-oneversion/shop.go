@@ -1,6 +1,6 @@
 // Package oneversion is a known-wrong answer to case 10: versioned
 // compare-and-set with one high-water mark for the whole cache. The write
-// path records the version it committed in "price:version" and deletes
+// path records the version it committed in "{price}:version" and deletes
 // the price; a fill is stored only if the row it read is no older than
 // that mark. With one book it is right: a fill that read before a commit
 // carries an older version, and is refused. But versions are the rows'
@@ -33,7 +33,7 @@ const (
 	lockTTL    = 2 * time.Second
 	pollEvery  = 50 * time.Millisecond
 	waitBudget = time.Second
-	markKey    = "price:version"
+	markKey    = "{price}:version"
 )
 
 // ErrBusy is what a visitor gets after waiting past its budget.
@@ -111,7 +111,7 @@ func (s *Shop) fill(ctx context.Context, book string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	err = storeIfCurrent.Run(ctx, s.rdb, []string{"price:" + book, markKey},
+	err = storeIfCurrent.Run(ctx, s.rdb, []string{"{price}:" + book, markKey},
 		row.Version, row.Price, priceTTL.Milliseconds()).Err()
 	if err != nil {
 		return 0, fmt.Errorf("shop: storing %s: %w", book, err)
@@ -126,14 +126,14 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	if err != nil {
 		return err
 	}
-	if err := invalidate.Run(ctx, s.rdb, []string{"price:" + book, markKey}, row.Version, markTTL.Milliseconds()).Err(); err != nil {
+	if err := invalidate.Run(ctx, s.rdb, []string{"{price}:" + book, markKey}, row.Version, markTTL.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("shop: invalidating %s: %w", book, err)
 	}
 	return nil
 }
 
 func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
-	v, err := s.rdb.Get(ctx, "price:"+book).Result()
+	v, err := s.rdb.Get(ctx, "{price}:"+book).Result()
 	if errors.Is(err, redis.Nil) {
 		return 0, false, nil
 	}

@@ -1,0 +1,109 @@
+package case10
+
+import (
+	"fmt"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+)
+
+// oneSlotInfo is the check that the shop's commands would run on a Redis
+// Cluster.
+var oneSlotInfo = check.Info{
+	ID:   "one-slot",
+	Name: "every command, script and MULTI that names two keys names keys of one hash slot, so that Redis Cluster runs it",
+	Catches: "a fill script, or a write's DEL, that names the price and its lease under keys with no shared hash tag " +
+		"(price:<book> and lease:price:<book>): one Redis server runs it, and Redis Cluster, which most managed " +
+		"Redis services are, refuses it with CROSSSLOT; the same two deletes in a MULTI",
+}
+
+// OneSlot checks that every command the shop sends in a miss, a fill, a
+// write, a fill the write refuses and the read again would be run by a
+// Redis Cluster: a command, script or transaction that names several keys
+// must name keys of one hash slot (fleet.Slot). Two instances play it:
+// shop-1's visitor misses and fills; shop-2 writes; shop-1's next visitor
+// misses, and while its read of the row is held shop-2 writes again, so
+// that its fill is refused and it reads again. It catches a two-key script
+// or DEL whose keys share no hash tag, and a MULTI across slots. A shop
+// that never names two keys at once passes: each command then lies in one
+// slot.
+func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(2), holdCalls())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	first := s.Read(0)
+	if err := s.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, with Redis empty, was")
+	}
+	if v := gotOne(first, "shop-1's visitor", oldPrice); !v.Pass {
+		return v
+	}
+	w := s.Write(1, newPrice)
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's write was")
+	}
+	if v := wrote(w, "shop-2's write"); !v.Pass {
+		return v
+	}
+	again := s.Read(0)
+	if err := s.Drive(func() bool { return s.reads.Calls() >= 2 || again.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor after the write was")
+	}
+	refused := s.reads.Calls() >= 2
+	if refused {
+		// Held after its read of the row: a second write commits and
+		// deletes, and its fill must be refused.
+		if err := s.KeepAlive(); err != nil {
+			return worldVerdict(err)
+		}
+		w2 := s.Write(1, newer)
+		if err := s.Drive(w2.Done, patience); err != nil {
+			return waitVerdict(err, "shop-2's second write was")
+		}
+		s.reads.Gate(2).Open()
+	}
+	if err := s.Drive(again.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor after the write was")
+	}
+	multi := 0
+	for i, t := range s.taps {
+		sent := t.Log()
+		if x, crossed := fleet.CrossSlot(sent); crossed {
+			return check.Failed(fmt.Sprintf("keys in %d slots", distinctInts(x.Slots())), fmt.Sprintf("shop-%d sent %s: "+
+				"one Redis server runs it, but Redis Cluster (and so most managed Redis services) keeps keys in 16,384 "+
+				"hash slots and refuses a command, a script or a MULTI whose keys are in more than one, with CROSSSLOT. "+
+				"Give the keys one hash tag, the part in braces that alone decides the slot: price:{%s} and lease:{%s}",
+				i+1, x, book, book))
+		}
+		txs := map[int]bool{}
+		for _, c := range sent {
+			switch {
+			case c.Tx != 0:
+				txs[c.Tx] = true
+			case len(c.Keys) > 1:
+				multi++
+			}
+		}
+		multi += len(txs)
+	}
+	what := "a miss, a fill and a write"
+	if refused {
+		what = "a miss, a fill, a write and a fill the write refused"
+	}
+	if multi == 0 {
+		return check.Passed(what + ": every command named at most one key")
+	}
+	return check.Passed(fmt.Sprintf("%s: %s of two keys or more, each within one hash slot", what, count(multi, "command")))
+}
+
+// distinctInts counts the different values of xs.
+func distinctInts(xs []int) int {
+	seen := map[int]bool{}
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
+}
