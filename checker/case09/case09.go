@@ -3,9 +3,9 @@
 //
 // It plays on case 6's fleet: shop instances sharing one database and one
 // Redis (the embedded miniredis, or a real server with REDIS_URL), on a
-// clock the checker moves by hand, Redis's time moving with it. The
-// logical expiry lives inside the value, on the shops' clock; the
-// physical one is Redis's. No verdict reads a clock: "nobody waits" is
+// clock the checker moves by hand, Redis's time moving with it. Both
+// expiries are Redis's: the physical one is the key's, and the logical one
+// is read from its time to live. No verdict reads a clock: "nobody waits" is
 // judged with the rebuild held at a gate, and the ages of values with the
 // checker's own clock moves.
 package case09
@@ -69,13 +69,14 @@ var Case = check.Case{
 		coldBoundedInfo,
 		storeRefusedInfo,
 		stalledLockInfo,
+		skewedClockInfo,
 		ExploreInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "state shared by the readers and the background rebuild read and written without a lock"},
 	},
 	Hints: []string{
 		"Run `go run ./shop run 9`: the readers wait only at the moments the list expires. At those moments a value 30 s old would do; Redis has just thrown it away.",
-		"Keep the list in Redis for 60 s (SET ... EX 60) and write a logical expiry, 30 s on the clock New is given, inside the value: {books, fresh_until}. A reader that finds the value past fresh_until still has something to serve.",
+		"Keep the list in Redis for 60 s (SET ... EX 60), and call it stale once it is 30 s old, by Redis's clock: its time to live (PTTL, read in the same round trip as the GET, a pipeline) is then 30 s or less. A reader that finds the value stale still has something to serve. Do not write a time into the value: each instance's clock is its own, and they disagree.",
 		"The reader that finds a stale value returns it, and, if it wins the lock (case 6's SET NX PX with a token), starts the rebuild in a goroutine on context.WithoutCancel(ctx): the visitor's context ends when it leaves. Losers of the lock serve the stale value too.",
 		"Only a missing key makes a reader wait, as in case 6. Invalidate deletes the one key, grace window and all. A failed rebuild writes nothing: the stale value serves until Redis drops it.",
 		"Give work that outlives its visitor a deadline on the clock New is given, no longer than the lock: clock.WithTimeout(context.WithoutCancel(ctx), clk, lockTTL), for the background rebuild and for a cold miss's flight; bound a cold reader's wait with one too. A background rebuild that fails keeps its lock until it expires: that is the fleet's backoff from a failing database. Compare with solutions/case09/shop.go.",
@@ -119,6 +120,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, mk) },
 		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, mk) },
 		"stalled-lock":        func(h *harness.H) check.Verdict { return StalledLock(h, mk) },
+		"skewed-clock":        func(h *harness.H) check.Verdict { return SkewedClock(h, mk) },
 		"race":                func(h *harness.H) check.Verdict { return Busy(h, mk) },
 		"explore":             func(h *harness.H) check.Verdict { return Explore(h, mk) },
 	}

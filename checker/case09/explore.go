@@ -654,8 +654,8 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 				return r.shelf == v.Shelf && r.start > fill.end && r.start <= rec.arrived
 			}) {
 			w.failLocked("%s found the list stale: it landed at %s, %v earlier, past its logical expiry, and no read of %s "+
-				"had started since. A stale value starts the fleet's one rebuild (compare the logical expiry with the clock "+
-				"New is given; take the lock for this shelf)", who, at(fill.end), (rec.arrived - fill.end).Round(ems), v.Shelf)
+				"had started since. A stale value starts the fleet's one rebuild (judge its age by its time to live in Redis, "+
+				"PTTL; take the lock for this shelf)", who, at(fill.end), (rec.arrived - fill.end).Round(ems), v.Shelf)
 		}
 		// Rule 3: nobody waits while a value can be served.
 		if there && rec.arrived-fill.end < surelyThere && !w.mayJoin(i, fill) {

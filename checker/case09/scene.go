@@ -36,8 +36,19 @@ type scene struct {
 
 // newScene starts n instances of a shop.
 func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
+	return newSceneSkewed(h, newShop, make([]time.Duration, n))
+}
+
+// newSceneSkewed starts one instance per offset, instance i with a clock
+// offsets[i] off the scene's (fleet.Clock's Skewed): what it tells is off,
+// and it sleeps on the scene's clock like any other.
+func newSceneSkewed(h *harness.H, newShop NewShop, offsets []time.Duration) (*scene, error) {
+	n := len(offsets)
 	sc := &scene{db: &plan{now: time.Now}} // the fleet's clock, once there is one
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
+		if d := offsets[len(sc.shops)]; d != 0 {
+			clk = clk.(*fleet.Clock).Skewed(d)
+		}
 		st := &stall{}
 		rdb.AddHook(st)
 		sc.stalls = append(sc.stalls, st)

@@ -1,7 +1,7 @@
 // Package case09 is the reference solution of case 9, serve stale while one
-// rebuilds. Each shelf in Redis carries two expiries: a logical one, written
-// inside the value on the shop's clock, after which the value is stale, and
-// a physical one, Redis's own (EX 60), after which it is gone. A reader that
+// rebuilds. Each shelf in Redis has two expiries, both on Redis's clock: a
+// logical one, 30 s after the write, after which the value is stale, and a
+// physical one (EX 60), after which it is gone. A reader that
 // finds a stale value serves it at once and, if it wins the fleet's lock,
 // starts the one rebuild in the background. Only a reader that finds nothing
 // waits, as in case 6. The chapter is docs/09-serve-stale.md.
@@ -25,7 +25,8 @@ import (
 )
 
 const (
-	// freshFor is the logical expiry: how long a shelf is served as it is.
+	// freshFor is the logical expiry: how long a shelf is served as it is,
+	// from its write, on Redis's clock.
 	freshFor = 30 * time.Second
 	// keepFor is the physical expiry, Redis's. The 30 s between the two is
 	// the grace window: a stale shelf can be served while one instance
@@ -73,9 +74,13 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
-	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
-	// know it, so it travels with the value.
-	FreshUntil time.Time `json:"fresh_until"`
+	// Fresh is set when the value is younger than freshFor. Redis tells
+	// it, not the value: its time to live says how long ago the value was
+	// written, on the one clock every instance shares. A time written into
+	// the value on the writer's clock and read on another instance's is
+	// wrong by their difference: an instance 30 s fast would find every
+	// list stale, and a list written by one 30 s slow would never be.
+	Fresh bool `json:"-"`
 }
 
 // Top returns a shelf's books. A stale shelf is served as it is while one
@@ -88,7 +93,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		if !s.clock.Now().Before(v.FreshUntil) {
+		if !v.Fresh {
 			s.refresh(ctx, shelf)
 		}
 		return v.Books, nil
@@ -168,7 +173,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) rebuildLocked(ctx context.Context, shelf string) (books []string, kept bool, err error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
-	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, true, nil
 	}
 	books, err = s.db.Top(ctx, shelf)
@@ -229,10 +234,18 @@ func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
 	return nil
 }
 
-// shared reads the fleet's copy of a shelf from Redis.
+// shared reads the fleet's copy of a shelf from Redis, with its time to
+// live in the same round trip, to tell whether it is fresh.
 func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	var v stored
-	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		ttl = p.PTTL(ctx, shelfKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
@@ -242,13 +255,17 @@ func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
 	}
+	// Written keepFor ago less its time to live. PTTL counts whole
+	// milliseconds, so a list turns stale up to 1 ms early, never late. A
+	// PTTL that failed, or found the key just gone, makes the value stale:
+	// it is still served, and a rebuild is tried.
+	v.Fresh = ttl.Err() == nil && ttl.Val() > keepFor-freshFor
 	return v, true, nil
 }
 
-// share writes a shelf for the whole fleet: fresh for freshFor on the
-// shop's clock, kept by Redis for keepFor.
+// share writes a shelf for the whole fleet, kept by Redis for keepFor.
 func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
-	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	data, err := json.Marshal(stored{Books: books})
 	if err != nil {
 		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
 	}

@@ -13,8 +13,8 @@
 // whole fleet, a token, an atomic release, a bounded wait. It is correct.
 // But every 30 s the bestseller list expires in Redis, and every reader of
 // that moment, on every instance, waits for the one rebuild. Keep the list
-// in Redis for 60 s (its physical expiry) with a logical expiry of 30 s
-// written inside the value, on the clock New is given. A reader that finds
+// in Redis for 60 s (its physical expiry) and call it stale 30 s after it
+// was written (its logical expiry), on Redis's clock. A reader that finds
 // a value past its logical expiry serves it at once, and one rebuild for
 // the fleet runs in the background; only a reader that finds nothing waits.
 //
@@ -43,6 +43,11 @@
 //     second per shelf, and stale values keep serving.
 //   - A list the database gave is served even when Redis will not store
 //     it.
+//   - A value's age is Redis's to tell: the instances' clocks may disagree
+//     by tens of seconds. Read it from Redis with PTTL (or a key that
+//     expires); the checker moves Redis's times to live with the scene,
+//     not its TIME, and on a real server it answers a shop's PTTL in the
+//     scene's time (a script's PTTL is the server's).
 package case09
 
 import (

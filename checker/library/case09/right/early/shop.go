@@ -75,9 +75,9 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
-	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
-	// know it, so it travels with the value.
-	FreshUntil time.Time `json:"fresh_until"`
+	// Age is how long ago the list was written, as Redis's clock tells it
+	// (keepFor less its time to live): the one clock the instances share.
+	Age time.Duration `json:"-"`
 }
 
 // Top returns a shelf's books. A stale shelf is served as it is while one
@@ -90,7 +90,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		if !s.clock.Now().Before(v.FreshUntil.Add(-refreshAhead)) {
+		if v.Age >= freshFor-refreshAhead {
 			s.refresh(ctx, shelf)
 		}
 		return v.Books, nil
@@ -161,7 +161,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
-	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil.Add(-refreshAhead)) {
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Age < freshFor-refreshAhead {
 		return v.Books, nil
 	}
 	books, err := s.db.Top(ctx, shelf)
@@ -224,7 +224,14 @@ func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
 // shared reads the fleet's copy of a shelf from Redis.
 func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	var v stored
-	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		ttl = p.PTTL(ctx, shelfKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
@@ -234,13 +241,16 @@ func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
 	}
+	v.Age = keepFor
+	if left := ttl.Val(); ttl.Err() == nil && left > 0 {
+		v.Age = keepFor - left
+	}
 	return v, true, nil
 }
 
-// share writes a shelf for the whole fleet: fresh for freshFor on the
-// shop's clock, kept by Redis for keepFor.
+// share writes a shelf for the whole fleet, kept by Redis for keepFor.
 func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
-	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	data, err := json.Marshal(stored{Books: books})
 	if err != nil {
 		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
 	}

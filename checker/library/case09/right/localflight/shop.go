@@ -2,7 +2,9 @@
 // from the reference: an in-process single-flight in front of the Redis
 // lock, so that an instance sends one lock attempt per expiry however many
 // of its readers find the list stale. The flight runs on a goroutine of
-// its own (DoChan) and nobody reads its result: readers never wait.
+// its own (DoChan) and nobody reads its result: readers never wait. The
+// logical expiry is a key of its own, fresh:shelf:<name>, that Redis
+// expires after 30 s.
 //
 // Verdict: passes every check.
 package localflight
@@ -73,9 +75,10 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
-	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
-	// know it, so it travels with the value.
-	FreshUntil time.Time `json:"fresh_until"`
+	// Fresh is set while the shelf's fresh key is in Redis: that key
+	// lives freshFor, the list keepFor, both on Redis's clock, which every
+	// instance shares (their own clocks may disagree).
+	Fresh bool `json:"-"`
 }
 
 // Top returns a shelf's books. A stale shelf is served as it is while one
@@ -88,7 +91,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		if !s.clock.Now().Before(v.FreshUntil) {
+		if !v.Fresh {
 			s.refresh(ctx, shelf)
 		}
 		return v.Books, nil
@@ -158,7 +161,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
-	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, nil
 	}
 	books, err := s.db.Top(ctx, shelf)
@@ -221,7 +224,14 @@ func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
 // shared reads the fleet's copy of a shelf from Redis.
 func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	var v stored
-	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	var get *redis.StringCmd
+	var fresh *redis.IntCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		fresh = p.Exists(ctx, freshKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
@@ -231,22 +241,33 @@ func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
 	}
+	v.Fresh = fresh.Val() == 1
 	return v, true, nil
 }
 
-// share writes a shelf for the whole fleet: fresh for freshFor on the
-// shop's clock, kept by Redis for keepFor.
+// share writes a shelf for the whole fleet, kept by Redis for keepFor,
+// and its fresh key, for freshFor. The list goes first: a fresh key with
+// no list beside it marks nothing.
 func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
-	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	data, err := json.Marshal(stored{Books: books})
 	if err != nil {
 		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
 	}
-	if err := s.rdb.Set(ctx, shelfKey(shelf), data, keepFor).Err(); err != nil {
-		return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+	cmds, _ := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, shelfKey(shelf), data, keepFor)
+		p.Set(ctx, freshKey(shelf), 1, freshFor)
+		return nil
+	})
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+		}
 	}
 	return nil
 }
 
 func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+func freshKey(shelf string) string { return "fresh:shelf:" + shelf }
 
 func lockKey(shelf string) string { return "lock:shelf:" + shelf }

@@ -78,9 +78,9 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
-	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
-	// know it, so it travels with the value.
-	FreshUntil time.Time `json:"fresh_until"`
+	// FreshFor is how much longer the list is fresh, by Redis's clock: its
+	// time to live less the grace window. Zero or less when stale.
+	FreshFor time.Duration `json:"-"`
 }
 
 // Top returns a shelf's books. A stale shelf is served as it is while one
@@ -150,7 +150,7 @@ func (s *Shop) keepFresh(shelf string) {
 		if !ok && err == nil {
 			return // deleted or expired: a reader's cold miss takes over
 		}
-		if wait := v.FreshUntil.Sub(s.clock.Now()); err == nil && wait > 0 {
+		if wait := v.FreshFor; err == nil && wait > 0 {
 			if s.clock.Sleep(ctx, wait) != nil {
 				return
 			}
@@ -196,7 +196,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
-	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.FreshFor > 0 {
 		return v.Books, nil
 	}
 	books, err := s.db.Top(ctx, shelf)
@@ -259,7 +259,14 @@ func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
 // shared reads the fleet's copy of a shelf from Redis.
 func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	var v stored
-	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		ttl = p.PTTL(ctx, shelfKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
@@ -269,13 +276,15 @@ func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
 	}
+	if ttl.Err() == nil {
+		v.FreshFor = ttl.Val() - (keepFor - freshFor)
+	}
 	return v, true, nil
 }
 
-// share writes a shelf for the whole fleet: fresh for freshFor on the
-// shop's clock, kept by Redis for keepFor.
+// share writes a shelf for the whole fleet, kept by Redis for keepFor.
 func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
-	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	data, err := json.Marshal(stored{Books: books})
 	if err != nil {
 		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
 	}

@@ -79,9 +79,9 @@ func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
-	// FreshUntil is the logical expiry, on the shop's clock: Redis cannot
-	// know it, so it travels with the value.
-	FreshUntil time.Time `json:"fresh_until"`
+	// Fresh says the list is younger than freshFor by Redis's clock, which
+	// its time to live tells; no instance's own clock decides it.
+	Fresh bool `json:"-"`
 }
 
 // Top returns a shelf's books. A stale shelf is served as it is while one
@@ -94,7 +94,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		if !s.clock.Now().Before(v.FreshUntil) {
+		if !v.Fresh {
 			s.refresh(ctx, shelf)
 		}
 		return v.Books, nil
@@ -165,7 +165,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) rebuildLocked(ctx context.Context, shelf, gen string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
-	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && s.clock.Now().Before(v.FreshUntil) {
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, nil
 	}
 	books, err := s.db.Top(ctx, shelf)
@@ -264,7 +264,14 @@ return 1`)
 // shared reads the fleet's copy of a shelf from Redis.
 func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	var v stored
-	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, _ = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		ttl = p.PTTL(ctx, shelfKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return v, false, nil
 	}
@@ -274,14 +281,15 @@ func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
 	}
+	v.Fresh = ttl.Err() == nil && keepFor-ttl.Val() < freshFor
 	return v, true, nil
 }
 
-// share writes a shelf for the whole fleet, fresh for freshFor on the
-// shop's clock and kept by Redis for keepFor, unless a delete has moved
+// share writes a shelf for the whole fleet, kept by Redis for keepFor
+// (fresh for the first freshFor of it), unless a delete has moved
 // the shelf past generation gen since its rebuild began.
 func (s *Shop) share(ctx context.Context, shelf, gen string, books []string) error {
-	data, err := json.Marshal(stored{Books: books, FreshUntil: s.clock.Now().Add(freshFor)})
+	data, err := json.Marshal(stored{Books: books})
 	if err != nil {
 		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
 	}
