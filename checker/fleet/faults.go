@@ -109,6 +109,38 @@ func (s skewed) Now() time.Time { return s.c.Now().Add(s.offset) }
 
 func (s skewed) Sleep(ctx context.Context, d time.Duration) error { return s.c.Sleep(ctx, d) }
 
+// Steppable returns a view of c that is in step with it until the scene
+// calls Step: an instance whose clock is stepped after it started, as a
+// time synchronisation that corrects a host, or a virtual machine that
+// resumes, steps it. Code that measured its offset to another clock once,
+// at startup, is off by the step from then on.
+func (c *Clock) Steppable() *SteppedClock { return &SteppedClock{c: c} }
+
+// SteppedClock is a clock.Clock off c by what Step has added up to. Its
+// sleeps last as long as c's.
+type SteppedClock struct {
+	c      *Clock
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// Step moves the clock's time by d (back, when negative), at once.
+func (s *SteppedClock) Step(d time.Duration) {
+	s.mu.Lock()
+	s.offset += d
+	s.mu.Unlock()
+}
+
+// Now returns the time the stepped clock tells.
+func (s *SteppedClock) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c.Now().Add(s.offset)
+}
+
+// Sleep waits as c's Sleep does.
+func (s *SteppedClock) Sleep(ctx context.Context, d time.Duration) error { return s.c.Sleep(ctx, d) }
+
 // Hang is a query that never answers: it waits until its caller's context
 // is done, or until over is (a scene's end; nil for none), and returns the
 // context's error.

@@ -82,6 +82,14 @@ func (c Command) Conditional() bool {
 	return false
 }
 
+// Writes reports whether the command names key among its keys and may
+// create or change it: not a read, a delete or a change of expiry, and
+// not a script Redis did not run. Unlike Attempt, a script's ARGV does not
+// count: this is the keys the command declared.
+func (c Command) Writes(key string) bool {
+	return !readers[c.Name] && !unmakers[c.Name] && !c.NoScript && slices.Contains(c.Keys, key)
+}
+
 // Scripted reports whether the command runs a script or a function.
 func (c Command) Scripted() bool { return scripted[c.Name] }
 

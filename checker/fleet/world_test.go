@@ -149,6 +149,18 @@ func TestHoldUntilDone(t *testing.T) {
 
 }
 
+// A stepped clock is in step until stepped, then off by the steps.
+func TestSteppedClock(t *testing.T) {
+	c := fleet.NewClock()
+	s := c.Steppable()
+	assert.Equal(t, c.Now(), s.Now())
+	s.Step(30 * time.Second)
+	s.Step(-5 * time.Second)
+	assert.Equal(t, c.Now().Add(25*time.Second), s.Now())
+	c.Set(c.Now().Add(time.Second))
+	assert.Equal(t, c.Now().Add(25*time.Second), s.Now(), "it runs with the scene's clock")
+}
+
 // A skewed clock is off by its offset and sleeps on the scene's clock.
 func TestSkewedClock(t *testing.T) {
 	c := fleet.NewClock()
