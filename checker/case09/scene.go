@@ -39,15 +39,21 @@ func newScene(h *harness.H, newShop NewShop, n int) (*scene, error) {
 	return newSceneSkewed(h, newShop, make([]time.Duration, n))
 }
 
-// newSceneSkewed starts one instance per offset, instance i with a clock
-// offsets[i] off the scene's (fleet.Clock's Skewed): what it tells is off,
-// and it sleeps on the scene's clock like any other.
+// newSceneSkewed starts one instance per offset, and then steps instance
+// i's clock offsets[i] off the scene's (fleet.Clock's Steppable): what it
+// tells is off from then on, and it sleeps on the scene's clock like any
+// other. The step comes after New, so that code which measured its offset
+// to another clock once, at startup, is off too.
 func newSceneSkewed(h *harness.H, newShop NewShop, offsets []time.Duration) (*scene, error) {
 	n := len(offsets)
+	skewed := slices.ContainsFunc(offsets, func(d time.Duration) bool { return d != 0 })
+	var clocks []*fleet.SteppedClock
 	sc := &scene{db: &plan{now: time.Now}} // the fleet's clock, once there is one
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
-		if d := offsets[len(sc.shops)]; d != 0 {
-			clk = clk.(*fleet.Clock).Skewed(d)
+		if skewed {
+			stepped := clk.(*fleet.Clock).Steppable()
+			clocks = append(clocks, stepped)
+			clk = stepped
 		}
 		st := &stall{}
 		rdb.AddHook(st)
@@ -62,6 +68,9 @@ func newSceneSkewed(h *harness.H, newShop NewShop, offsets []time.Duration) (*sc
 	}
 	sc.Fleet = f
 	sc.db.now = f.Clock.Now
+	for i, c := range clocks {
+		c.Step(offsets[i])
+	}
 	return sc, nil
 }
 

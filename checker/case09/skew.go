@@ -19,8 +19,8 @@ var skewedClockInfo = check.Info{
 		"(wrong/fresh-until-writer-clock, the reference until the lab's issue 25): a list written by a slow " +
 		"instance goes stale at once everywhere, a fast instance rebuilds every list, and a list written by a fast " +
 		"instance never goes stale before Redis drops it, so its readers wait; a slack added to that comparison " +
-		"(wrong/fresh-until-slack), which a larger skew defeats; and a clock read once at startup " +
-		"(wrong/fresh-until-boot-offset)",
+		"(wrong/fresh-until-slack), which a larger skew defeats; and an offset to Redis's TIME measured once " +
+		"at startup (wrong/boot-offset), which a clock stepped afterwards defeats",
 }
 
 // skew is how far the scenes set an instance's clock off: a host whose
@@ -29,14 +29,16 @@ const skew = 30 * time.Second
 
 // SkewedClock checks that whether a list is fresh is judged by Redis's
 // clock, not by one instance's. Three instances play each scene: shop-1
-// fills the shelf, shop-2's clock is right, shop-3's is off the other way.
+// fills the shelf, shop-2's clock is right, shop-3's is off the other way;
+// the clocks are stepped apart after New, before the fill.
 // In the first, shop-1's clock is 30 s slow and shop-3's 30 s fast: a
 // second after the fill one reader of each instance must be served with
 // no read of the database, since the list is a second old. In the second,
 // shop-1's clock is 30 s fast and shop-3's 30 s slow: 31 s after the fill,
 // by Redis's clock, a reader of shop-2 and one of shop-3 must be served at
 // once and the list rebuilt, once. It catches a logical expiry written on
-// the writer's clock and read on the reader's, with or without a slack.
+// the writer's clock and read on the reader's, with or without a slack,
+// and one corrected by an offset measured once at startup.
 func SkewedClock(h *harness.H, newShop NewShop) check.Verdict {
 	if v := skewedFresh(h, newShop); !v.Pass {
 		return v
@@ -67,12 +69,12 @@ func skewedFresh(h *harness.H, newShop NewShop) check.Verdict {
 			return case06.StuckVerdict(err)
 		}
 		if sc.Reads() > 1 {
-			return check.Failed(count(sc.Reads(), "read"), fmt.Sprintf("shop-1, whose clock is %v slow, filled the "+
-				"shelf; a second later shop-%d (%s) found the list stale and read the database again. By Redis's "+
-				"clock the list was a second old. A logical expiry written into the value on the writer's clock is "+
-				"read on every other instance's, and is wrong by their difference: judge a value's age by Redis, the "+
-				"one clock the fleet shares (its time to live, PTTL, tells how long ago it was written)",
-				skew, i+1, clockOf(i, -skew, 0, skew)))
+			return check.Failed(count(sc.Reads(), "read"), fmt.Sprintf("shop-1 filled the shelf (its clock %v slow); a "+
+				"second later, by Redis's clock, a reader of shop-%d (%s) came and the database was read again: a list "+
+				"a second old was rebuilt. Its age must come from Redis, the one clock the fleet shares: its time to "+
+				"live (PTTL, in the same round trip as the GET) tells how long ago it was written. A time written into "+
+				"the value, or an offset measured once at startup, is read on a clock of its own and is wrong by the "+
+				"clocks' difference", skew, i+1, clockOf(i, -skew, 0, skew)))
 		}
 	}
 	return check.Passed("")
@@ -96,12 +98,13 @@ func skewedStale(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	// The rebuild runs behind the readers; let it land.
 	if err := sc.Drive(func() bool { return sc.Reads() > 1 && sc.db.Held() == 0 }, time.Second); err != nil {
-		return check.Failed(count(sc.Reads(), "read"), fmt.Sprintf("shop-1, whose clock is %v fast, filled the "+
-			"shelf; %v later by Redis's clock, past the logical expiry, readers of shop-2 (right on time) and shop-3 "+
-			"(%v slow) were served and nobody rebuilt the list: it looked fresh to them until %v after the fill, "+
-			"when Redis drops it and every reader waits. A logical expiry written on the writer's clock is wrong on "+
-			"every other instance by their difference: judge a value's age by Redis, the one clock the fleet shares "+
-			"(its time to live, PTTL, tells how long ago it was written)", skew, stale, skew, physical))
+		return check.Failed(count(sc.Reads(), "read"), fmt.Sprintf("shop-1 filled the shelf (its clock %v fast); %v "+
+			"later by Redis's clock, past the logical expiry, readers of shop-2 (right on time) and shop-3 (%v slow) "+
+			"were served and the database was not read again: no rebuild, so at %v Redis drops the list and every "+
+			"reader waits. Its age must come from Redis, the one clock the fleet shares: its time to live (PTTL, in "+
+			"the same round trip as the GET) tells how long ago it was written. A time written into the value, or "+
+			"an offset measured once at startup, is read on a clock of its own and is wrong by the clocks' "+
+			"difference", skew, stale, skew, physical))
 	}
 	if err := sc.settled(); err != nil {
 		return case06.StuckVerdict(err)

@@ -2,6 +2,7 @@ package case10
 
 import (
 	"fmt"
+	"slices"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
@@ -12,22 +13,27 @@ import (
 // Cluster.
 var oneSlotInfo = check.Info{
 	ID:   "one-slot",
-	Name: "every command, script and MULTI that names two keys names keys of one hash slot, so that Redis Cluster runs it",
+	Name: "every command, script and MULTI that names two keys names keys of one hash slot, and a script writes only keys it was given, so that Redis Cluster runs them",
 	Catches: "a fill script, or a write's DEL, that names the price and its lease under keys with no shared hash tag " +
 		"(price:<book> and lease:price:<book>): one Redis server runs it, and Redis Cluster, which most managed " +
-		"Redis services are, refuses it with CROSSSLOT; the same two deletes in a MULTI",
+		"Redis services are, refuses it with CROSSSLOT; a tag on one key only, or two tags; a WATCH and MULTI " +
+		"across two slots; and a script that writes a key whose name it built from ARGV, which a cluster routes " +
+		"by KEYS alone",
 }
 
 // OneSlot checks that every command the shop sends in a miss, a fill, a
 // write, a fill the write refuses and the read again would be run by a
 // Redis Cluster: a command, script or transaction that names several keys
-// must name keys of one hash slot (fleet.Slot). Two instances play it:
+// must name keys of one hash slot (fleet.Slot), and every key in Redis at
+// the end must have been written by a command that named it among its keys
+// (a script's KEYS).
+// Two instances play it:
 // shop-1's visitor misses and fills; shop-2 writes; shop-1's next visitor
 // misses, and while its read of the row is held shop-2 writes again, so
 // that its fill is refused and it reads again. It catches a two-key script
-// or DEL whose keys share no hash tag, and a MULTI across slots. A shop
-// that never names two keys at once passes: each command then lies in one
-// slot.
+// or DEL whose keys share no hash tag, a MULTI across slots, and a script
+// that writes a key it was not given. A shop that never names two keys at
+// once, and passes every key in KEYS, passes.
 func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(2), holdCalls())
 	if err != nil {
@@ -67,6 +73,24 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	if err := s.Drive(again.Done, patience); err != nil {
 		return waitVerdict(err, "shop-1's visitor after the write was")
+	}
+	// A key in Redis that no command wrote under its own name was written
+	// by a script from a name it was not given in KEYS.
+	held, err := s.World.Keys(h.Context())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	for _, k := range held {
+		declared := slices.ContainsFunc(s.taps, func(t *fleet.Tap) bool {
+			return slices.ContainsFunc(t.Log(), func(c fleet.Command) bool { return c.Writes(k.Name) })
+		})
+		if !declared {
+			return check.Failed("a key no command named", fmt.Sprintf("Redis holds %s, and no command the shop sent "+
+				"that writes named it among its keys: a script wrote it from a name it built, or took from ARGV. One Redis server "+
+				"runs that; Redis Cluster routes a script by its KEYS alone, so a key it was not given may belong to "+
+				"another node, and the cluster refuses the script or never sees the key. Pass every key a script "+
+				"touches in KEYS, with one hash tag: price:{%s} and lease:{%s}", k.Name, book, book))
+		}
 	}
 	multi := 0
 	for i, t := range s.taps {

@@ -113,6 +113,7 @@ var _ = register(9,
 	entry{dir: "wrong/fresh-until-writer-clock", fails: []string{"skewed-clock"}},
 	entry{dir: "wrong/fresh-until-slack", fails: []string{"skewed-clock"}},
 	entry{dir: "wrong/written-at", fails: []string{"skewed-clock"}},
+	entry{dir: "wrong/boot-offset", fails: []string{"skewed-clock"}},
 	// A stale reader's lock attempt stalls on its way to Redis (stalled-lock).
 	entry{dir: "wrong/refresh-lock-detached", fails: []string{"stalled-lock"}},
 	// Found only by the explorer's random scenes (explore-oneflight, by
