@@ -52,6 +52,7 @@ var Case = check.Case{
 		tokensInfo,
 		ExploreInfo,
 		panicInfo,
+		storeRefusedInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -68,17 +69,18 @@ var Case = check.Case{
 func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return newShop(db, rdb, clk) }
 	checks := map[string]func(*harness.H, NewShop) check.Verdict{
-		"fleet-once":   FleetOnce,
-		"per-instance": PerInstance,
-		"losers-wait":  LosersWait,
-		"lock-expires": LockExpires,
-		"holder-only":  HolderOnly,
-		"tokens":       Tokens,
-		"budget":       BudgetError,
-		"ttl":          EveryKeyExpires,
-		"race":         Busy,
-		"panic":        Panics,
-		"explore":      ExploreFleet,
+		"fleet-once":    FleetOnce,
+		"per-instance":  PerInstance,
+		"losers-wait":   LosersWait,
+		"lock-expires":  LockExpires,
+		"holder-only":   HolderOnly,
+		"tokens":        Tokens,
+		"budget":        BudgetError,
+		"ttl":           EveryKeyExpires,
+		"race":          Busy,
+		"panic":         Panics,
+		"store-refused": StoreRefused,
+		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {

@@ -118,7 +118,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"refresh-deadline":    func(h *harness.H) check.Verdict { return RefreshDeadline(h, mk) },
 		"backoff":             func(h *harness.H) check.Verdict { return Backoff(h, mk) },
 		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, mk) },
-		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, mk) },
+		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, lock) },
 		"stalled-lock":        func(h *harness.H) check.Verdict { return StalledLock(h, mk) },
 		"skewed-clock":        func(h *harness.H) check.Verdict { return SkewedClock(h, mk) },
 		"race":                func(h *harness.H) check.Verdict { return Busy(h, mk) },

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"stampede/checker/case06"
@@ -398,60 +397,10 @@ var storeRefusedInfo = check.Info{
 		"(wrong/store-error-with-list)",
 }
 
-// errReadOnly is the answer of a Redis that will not store the list: a
-// replica, say, that a failover has not yet promoted.
-var errReadOnly = errors.New("READONLY You can't write against a read only replica. (planned by the checker)")
-
 // StoreRefused checks that a cold fill serves the list it read even when
-// Redis refuses to store it. Redis is empty, and every command that would
-// write the list (one that carries its first title) is answered READONLY;
-// the lock and every read go through. Shop-1's three readers share its
-// flight and must each get the list. It catches a fill that returns the
-// failed write's error.
-func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
-	}
-	defer sc.Close()
-	title := catalog.Books(catalog.Bestsellers)[0]
-	var refused atomic.Int64
-	carriesList := func(c fleet.Command) bool {
-		if fleet.ReadOnly(c.Name) {
-			return false
-		}
-		for _, a := range c.Args {
-			if strings.Contains(a, title) {
-				refused.Add(1)
-				return true
-			}
-		}
-		return false
-	}
-	sc.Tap(0).Fail(carriesList, errReadOnly, -1)
-	readers := sc.visit(0, 3)
-	if err := sc.Drive(readers.Done, maxBudget); err != nil {
-		return case06.WaitVerdict(err, "shop-1's readers, with nothing in Redis,")
-	}
-	if refused.Load() == 0 {
-		return check.Skipped("not staged: shop-1's readers wrote nothing to Redis that carried the list (an encoding " +
-			"the checker cannot read, or no fill at all), so no write of it could be refused")
-	}
-	got, bad := lists(readers.Outcomes())
-	if bad != "" || got < 3 {
-		first := bad
-		for i, o := range readers.Outcomes() {
-			if first == "" && o.Err != nil {
-				first = fmt.Sprintf("visitor %d got the error %q", i+1, o.Err)
-			}
-		}
-		return check.Failed(fmt.Sprintf("%d of 3 readers got the list", got), fmt.Sprintf("with nothing in Redis, "+
-			"shop-1's three readers shared a fill; the database answered, and Redis refused to store the list "+
-			"(READONLY, as a replica does): %s. The list is right: serve it, log that Redis would not keep it, and "+
-			"let the next fill store it", first))
-	}
-	return check.Passed("3 readers served while Redis refused " + count(int(refused.Load()), "write"))
-}
+// Redis refuses to store it: case 6's scene (case06.StoreRefused), whose
+// fill is case 9's cold miss.
+func StoreRefused(h *harness.H, lock case06.NewShop) check.Verdict { return case06.StoreRefused(h, lock) }
 
 var stalledLockInfo = check.Info{
 	ID: "stalled-lock",

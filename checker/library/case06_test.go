@@ -24,6 +24,8 @@ var _ = register(6,
 		"explore": "visitors who come on the instant a fill lands read the instance's map as it is written, which may crash the program (concurrent map read and map write), or not",
 	}},
 	entry{dir: "wrong/norecover", fails: []string{"panic"}},
+	entry{dir: "wrong/store-error-drops-list", fails: []string{"store-refused"}},
+	entry{dir: "wrong/store-error-with-list", fails: []string{"store-refused"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -157,7 +158,11 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		// The list is right even if Redis would not keep it (a replica
+		// not yet promoted, say): serve it, and let the next fill store
+		// it. Turning this into the readers' error would throw a good
+		// list away at the moment Redis is in trouble.
+		slog.WarnContext(ctx, "shop: serving a list Redis would not store", "shelf", shelf, "err", err)
 	}
 	return books, nil
 }

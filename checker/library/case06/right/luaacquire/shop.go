@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -116,7 +117,10 @@ func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {
 			return nil, err
 		}
 		data, _ := json.Marshal(books)
-		return books, s.rdb.Set(ctx, keys[0], data, time.Minute).Err()
+		if err := s.rdb.Set(ctx, keys[0], data, time.Minute).Err(); err != nil {
+			slog.Warn("shop: cache write failed; serving the list", "key", keys[0], "err", err)
+		}
+		return books, nil
 	}
 	for range 25 {
 		if err := s.clk.Sleep(ctx, 30*time.Millisecond); err != nil {

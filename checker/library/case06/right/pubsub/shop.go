@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -160,7 +161,8 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		// Serve the list anyway; the waiters poll and read the source again.
+		slog.Warn("shop: Redis did not store the list", "shelf", shelf, "err", err)
 	}
 	_ = s.rdb.Publish(ctx, filledChannel(shelf), "filled").Err()
 	return books, nil

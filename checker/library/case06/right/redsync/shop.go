@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -154,7 +155,7 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		slog.WarnContext(ctx, "serving a list Redis refused", "shelf", shelf, "err", err)
 	}
 	return books, nil
 }
@@ -223,7 +224,7 @@ func (s *Shop) oldRebuild(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		slog.WarnContext(ctx, "serving a list Redis refused", "shelf", shelf, "err", err)
 	}
 	return books, nil
 }

@@ -12,7 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -101,7 +101,7 @@ func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]stri
 	}
 	data, _ := json.Marshal(b)
 	if err := s.rdb.Set(ctx, key, data, ttl).Err(); err != nil {
-		return nil, fmt.Errorf("set %s: %w", key, err)
+		slog.Warn("set failed, serving from the source", "key", key, "err", err)
 	}
 	return b, nil
 }

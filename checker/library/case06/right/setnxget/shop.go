@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -159,7 +160,8 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+		// A list Redis will not keep is still the right list.
+		slog.WarnContext(ctx, "shop: share failed", "shelf", shelf, "err", err)
 	}
 	return books, nil
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	mathrand "math/rand/v2"
 	"sync"
 	"time"
@@ -158,8 +159,8 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.share(ctx, shelf, books); err != nil {
-		return nil, err
+	if s.share(ctx, shelf, books) != nil {
+		slog.WarnContext(ctx, "shop: Redis would not keep the list; serving it", "shelf", shelf)
 	}
 	return books, nil
 }
