@@ -400,7 +400,9 @@ var storeRefusedInfo = check.Info{
 // StoreRefused checks that a cold fill serves the list it read even when
 // Redis refuses to store it: case 6's scene (case06.StoreRefused), whose
 // fill is case 9's cold miss.
-func StoreRefused(h *harness.H, lock case06.NewShop) check.Verdict { return case06.StoreRefused(h, lock) }
+func StoreRefused(h *harness.H, lock case06.NewShop) check.Verdict {
+	return case06.StoreRefused(h, lock)
+}
 
 var stalledLockInfo = check.Info{
 	ID: "stalled-lock",
