@@ -3,13 +3,13 @@ package case06
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/shelves"
 	"stampede/shop/catalog"
 )
 
@@ -64,34 +64,12 @@ func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Skipped("not staged: shop-1's readers wrote nothing to Redis that carried the list (an encoding " +
 			"the checker cannot read, or no fill at all), so no write of it could be refused")
 	}
-	want := catalog.Books(catalog.Bestsellers)
-	got, first := 0, ""
-	for i, o := range readers.Outcomes() {
-		switch {
-		case o.Panic != "":
-			first = cmpOr(first, fmt.Sprintf("visitor %d's call panicked: %s", i+1, o.Panic))
-		case o.Err != nil:
-			first = cmpOr(first, fmt.Sprintf("visitor %d got the error %q", i+1, o.Err))
-		case !slices.Equal(o.Value, want):
-			first = cmpOr(first, fmt.Sprintf("visitor %d got %q, not the source's list", i+1, o.Value))
-		default:
-			got++
-		}
-	}
-	if got < 3 {
-		return check.Failed(fmt.Sprintf("%d of 3 readers got the list", got), fmt.Sprintf("with nothing in Redis, "+
-			"shop-1's three readers shared a fill; the database answered, and Redis refused to store the list "+
-			"(READONLY, as a replica does): %s. The list is right: serve it, log that Redis would not keep it, and "+
-			"let the next fill store it", first))
+	if v := shelves.AllGot(readers.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed(v.Figure+" readers got the list", fmt.Sprintf("with nothing in Redis, shop-1's three "+
+			"readers shared a fill; the database answered, and Redis refused to store the list (READONLY, as a "+
+			"replica does): %s. The list is right: serve it, log that Redis would not keep it, and let the next "+
+			"fill store it", v.Message))
 	}
 	return check.Passed(fmt.Sprintf("3 readers served while Redis refused %d %s", refused.Load(),
 		map[bool]string{true: "write", false: "writes"}[refused.Load() == 1]))
-}
-
-// cmpOr returns a if it is set, else b.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
