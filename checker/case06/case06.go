@@ -53,6 +53,8 @@ var Case = check.Case{
 		ExploreInfo,
 		panicInfo,
 		storeRefusedInfo,
+		firstLeavesInfo,
+		redisDownInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -80,6 +82,8 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"race":          Busy,
 		"panic":         Panics,
 		"store-refused": StoreRefused,
+		"first-leaves":  FirstLeaves,
+		"redis-down":    RedisDown,
 		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{

@@ -1,8 +1,10 @@
 package case06
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -73,3 +75,173 @@ func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed(fmt.Sprintf("3 readers served while Redis refused %d %s", refused.Load(),
 		map[bool]string{true: "write", false: "writes"}[refused.Load() == 1]))
 }
+
+// firstLeavesInfo is case 6's check that a flight outlives the visitor who
+// started it.
+var firstLeavesInfo = check.Info{
+	ID: "first-leaves",
+	Name: "a visitor who leaves while its flight reads the source returns at once; the visitors who joined the " +
+		"flight still get the list, and the next instance is served from Redis",
+	Catches: "a flight run on its first visitor's context, so that the visitor's leaving cancels the query for " +
+		"everyone (wrong/flight-visitor-ctx); a flight that reads on a detached context but writes the list and " +
+		"releases the lock on the visitor's, so that Redis gets neither and the lock waits out its time to live " +
+		"(wrong/flight-writes-visitor-ctx); and a visitor who waits for the flight after its own context has ended " +
+		"(wrong/flight-ignores-leaver)",
+}
+
+// FirstLeaves checks that a flight works for every visitor waiting on it,
+// not only for the one who started it. Shop-1's first visitor misses, and
+// its flight's query is held; two more visitors of shop-1 join the flight;
+// then the first visitor leaves (its context is cancelled, as a server's
+// is when its client hangs up). It must return at once. The query then
+// returns: the two who stayed must get the list, and a visitor of shop-2
+// who comes next must get it within a healthy rebuild, from Redis or from
+// a lock nobody holds any more. A shop whose later visitors do not join
+// the first one's flight is not staged: SKIP (per-instance judges it).
+func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	g, held := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	gone, leave := context.WithCancel(context.Background())
+	defer leave()
+	first := f.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(gone, cancel)()
+		return f.shops[0].Top(ctx, catalog.Bestsellers)
+	})
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if f.Reads() == 0 {
+		return check.Failed("", "shop-1's visitor, with nothing in Redis, never read the source: "+
+			strings.Join(f.Places(), "; "))
+	}
+	stayed := f.Visit(0, 2)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if f.Reads() > 1 {
+		return check.Skipped("not staged: shop-1's later visitors read the source themselves instead of joining the " +
+			"first one's flight, so there was no flight to outlive its first visitor (per-instance judges that)")
+	}
+	leave()
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if !first.Done() {
+		return check.Failed("the visitor who left still waiting", "shop-1's first visitor left (its context was "+
+			"cancelled) while its flight read the source, and it was still waiting for the flight: "+
+			strings.Join(f.Places(), "; ")+". A visitor waits for a flight and for its own context, whichever ends "+
+			"first (a select on the flight's channel and ctx.Done()): a server's handler whose client hung up must "+
+			"not stay")
+	}
+	held[0].Open()
+	if err := f.Drive(stayed.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's two visitors who stayed, after the first one left,")
+	}
+	if v := shelves.AllGot(stayed.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed(v.Figure+" who stayed got the list", fmt.Sprintf("shop-1's first visitor left while its "+
+			"flight read the source; the two who had joined the flight stayed, and yet %s. A flight works for every "+
+			"visitor waiting on it: run it on a context its first visitor's leaving does not end "+
+			"(context.WithoutCancel), with a deadline of its own", v.Message))
+	}
+	ctx := h.Context()
+	keys, err := f.World.Keys(ctx)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	held2 := strings.Join(names(keys), ", ")
+	if held2 == "" {
+		held2 = "nothing"
+	}
+	next := f.Visit(1, 1)
+	err = f.Drive(next.Done, rebuild)
+	if errors.Is(err, fleet.ErrNoBound) {
+		return check.Failed(fmt.Sprintf("shop-2 waiting after %v", rebuild), fmt.Sprintf("shop-1's first visitor "+
+			"left while its flight read the source; the two who stayed got the list, and then shop-2's visitor was "+
+			"still waiting after %v of the shops' clock. Redis held, when it came: %s. The flight stored no list, or "+
+			"left its lock, for the fleet to wait out: the flight's Redis commands (the write of the list, the "+
+			"release of the lock) must run on the flight's own context, not on the visitor's, which is cancelled "+
+			"when it leaves", rebuild, held2))
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	if v := shelves.AllGot(next.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("shop-2's visitor not served", fmt.Sprintf("after shop-1's flight had served the two "+
+			"visitors who stayed, shop-2's visitor who came next was not served: %s. Redis held, when it came: %s",
+			v.Message, held2))
+	}
+	return check.Passed("the visitor who left returned at once; 2 of 2 who stayed got the list, and shop-2's " +
+		"next visitor too")
+}
+
+// redisDownInfo is case 6's check that a Redis that is down does not let
+// the fleet's visitors stampede the source.
+var redisDownInfo = check.Info{
+	ID: "redis-down",
+	Name: "with Redis refusing every command, each instance reads the source at most once for a burst of its " +
+		"visitors: they get the list or an error, and the database no stampede",
+	Catches: "a visitor who falls back to the database on any error of its flight (wrong/fallback-per-visitor), " +
+		"and one who goes to the database on its own once Redis fails to answer, outside the flight " +
+		"(wrong/fallback-outside-flight): with Redis down, the single-flight of cases 1 to 5 is what stands " +
+		"between the visitors and the database",
+}
+
+// RedisDown checks that with Redis down the fleet does not stampede the
+// source. Every command of every instance fails as a dropped connection
+// fails; 25 visitors come to each of two instances at once. Each instance
+// may read the source once (falling back, in its flight, to the database)
+// or not at all (answering with an error); every visitor must get the list
+// or an error. It catches a fallback to the database outside the flight.
+func RedisDown(h *harness.H, newShop NewShop) check.Verdict {
+	const instances, each = 2, 25
+	f, err := newFleet(h, newShop, instances, holdNone())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	var refused atomic.Int64
+	every := func(fleet.Command) bool { refused.Add(1); return true }
+	for i := range instances {
+		f.Tap(i).Fail(every, ErrConnection, -1)
+	}
+	burst := f.Burst(each)
+	if err := f.Drive(burst.Done, patience); err != nil {
+		return waitVerdict(err, "the visitors, with Redis down,")
+	}
+	reads := f.Reads()
+	figure := fmt.Sprintf("%s for %d visitors", count(reads, "source read"), instances*each)
+	if refused.Load() == 0 {
+		return check.Skipped("not staged: the fleet sent Redis no command, so none could fail")
+	}
+	if reads > instances {
+		return check.Failed(figure, fmt.Sprintf("with Redis refusing every command (%v), %d visitors came to each "+
+			"of %d instances at once, and the database got %d reads. Falling back to the database when Redis is down "+
+			"can be right, but inside the instance's one flight: there it costs one read per instance, and outside "+
+			"it one per visitor, the stampede itself, at the moment the cache is gone",
+			ErrConnection, each, instances, reads))
+	}
+	served, failed := 0, 0
+	for i, o := range burst.Outcomes() {
+		switch {
+		case o.Panic != "":
+			return check.Failed(figure, fmt.Sprintf("with Redis down, visitor %d's call panicked: %s", i+1, o.Panic))
+		case o.Err != nil:
+			failed++
+		case !slices.Equal(o.Value, catalog.Books(catalog.Bestsellers)):
+			return check.Failed(figure, fmt.Sprintf("with Redis down, visitor %d got %q, not the database's list "+
+				"and no error", i+1, o.Value))
+		default:
+			served++
+		}
+	}
+	return check.Passed(fmt.Sprintf("%s: %d served, %d told of the error", figure, served, failed))
+}
+
+// ErrConnection is the error of a Redis command whose connection dropped.
+var ErrConnection = errors.New("read tcp 127.0.0.1:6379: i/o timeout (planned by the checker)")

@@ -26,6 +26,13 @@ var _ = register(6,
 	entry{dir: "wrong/norecover", fails: []string{"panic"}},
 	entry{dir: "wrong/store-error-drops-list", fails: []string{"store-refused"}},
 	entry{dir: "wrong/store-error-with-list", fails: []string{"store-refused"}},
+	// Issue 25: a visitor who leaves, and a Redis that is down.
+	entry{dir: "wrong/flight-visitor-ctx", fails: []string{"first-leaves"}},
+	entry{dir: "wrong/flight-writes-visitor-ctx", fails: []string{"first-leaves"}},
+	entry{dir: "wrong/flight-ignores-leaver", fails: []string{"first-leaves"}},
+	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down"}},
+	entry{dir: "wrong/fallback-outside-flight", fails: []string{"redis-down"}},
+	entry{dir: "wrong/retrylock-release-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).

@@ -2,7 +2,8 @@
 // lock often appears in the wild: one loop that reads Redis, tries the lock,
 // and sleeps, a bounded number of times, so a loser also takes over a lock
 // whose holder died. The in-process single-flight is a mutex per shelf with
-// a second look, as in case 1, and the lock is taken with SetArgs.
+// a second look, as in case 1, and the lock is taken with SetArgs. Each
+// visitor loads on its own context, so the release is detached from it.
 //
 // Verdict: passes every check.
 package retrylock
@@ -91,7 +92,7 @@ func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]string, error) {
-	defer s.rdb.Eval(ctx, `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`, []string{lock}, me)
+	defer s.release(ctx, lock, me)
 	if b, ok, err := s.get(ctx, key); err != nil || ok {
 		return b, err
 	}
@@ -104,6 +105,14 @@ func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]stri
 		slog.Warn("set failed, serving from the source", "key", key, "err", err)
 	}
 	return b, nil
+}
+
+// release runs even when the visitor has left: on its cancelled context
+// the script would never reach Redis, and the lock would outlive the read.
+func (s *Shop) release(ctx context.Context, lock, me string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clk, lockFor)
+	defer cancel()
+	s.rdb.Eval(ctx, `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`, []string{lock}, me)
 }
 
 func (s *Shop) get(ctx context.Context, key string) ([]string, bool, error) {
