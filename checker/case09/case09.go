@@ -117,7 +117,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 		"refresh-lets-go":     func(h *harness.H) check.Verdict { return RefreshLetsGo(h, mk) },
 		"refresh-deadline":    func(h *harness.H) check.Verdict { return RefreshDeadline(h, mk) },
 		"backoff":             func(h *harness.H) check.Verdict { return Backoff(h, mk) },
-		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, mk) },
+		"cold-bounded":        func(h *harness.H) check.Verdict { return ColdBounded(h, lock) },
 		"store-refused":       func(h *harness.H) check.Verdict { return StoreRefused(h, lock) },
 		"stalled-lock":        func(h *harness.H) check.Verdict { return StalledLock(h, mk) },
 		"skewed-clock":        func(h *harness.H) check.Verdict { return SkewedClock(h, mk) },

@@ -49,15 +49,13 @@ var coldBoundedInfo = check.Info{
 		"a flight's deadline longer than its lock",
 }
 
+// RefreshDeadline's stale readers keep coming with the database hung for
+// case 6's HungFor, HungEvery apart, and detached work may run at most
+// LongestWork: the scene of case 6's cold-bounded, on the stale path.
 const (
-	// hungFor is how long RefreshDeadline's stale readers keep coming
-	// with the database hung, and hungEvery how far apart: six of the
-	// reference's 2 s locks, each with a reader at the instant it expires.
-	hungFor   = 12 * time.Second
-	hungEvery = 250 * time.Millisecond
-	// longestWork is the longest detached work may run: the longest lock
-	// the checker accepts (case 6's), which a rebuild may keep alive.
-	longestWork = 10 * time.Second
+	hungFor     = case06.HungFor
+	hungEvery   = case06.HungEvery
+	longestWork = case06.LongestWork
 	// failingFor is how long Backoff's stale readers come with the
 	// database failing, failingEvery how far apart (200 readers), and
 	// mostQueries the most queries it may get meanwhile: one a second,
@@ -258,134 +256,10 @@ func Backoff(h *harness.H, newShop NewShop) check.Verdict {
 
 // ColdBounded checks that, with the database hung and Redis empty, every
 // reader who finds nothing gets an answer in time, on every instance, and
-// that no flight's query outlives its lock. Shop-1's three readers share
-// its flight, which takes the lock; a fourth, whose own deadline is 100 ms
-// away, must return at that deadline; shop-2's reader loses the lock. All
-// must return an error within the checker's longest budget. Then a cold
-// reader comes every quarter second for 12 s, on the two instances in
-// turn: no two of the shelf's queries may be open at once, and none for
-// longer than 10 s. It catches readers that wait for the flight on their
-// own context only, behind a query with no deadline; readers that wait
-// for the flight alone, past their own context's end; a flight whose query
-// outlives every reader; and one whose deadline is longer than its lock,
-// so that another instance's flight takes the expired lock and queries
-// beside it.
-func ColdBounded(h *harness.H, newShop NewShop) check.Verdict {
-	sc, err := newScene(h, newShop, 2)
-	if err != nil {
-		return case06.WorldVerdict(err)
-	}
-	defer sc.Close()
-	sc.db.Hold()
-	holder := sc.visit(0, 3)
-	if err := sc.settled(); err != nil {
-		return case06.StuckVerdict(err)
-	}
-	if n, _ := sc.db.Waiting(); n == 0 {
-		return check.Failed("no query", "with Redis empty, shop-1's three readers sent the database no query")
-	}
-	hurried := sc.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
-		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, hurry)
-		defer cancel()
-		return sc.shops[0].Top(ctx, catalog.Bestsellers)
-	})
-	loser := sc.visit(1, 1)
-	start := sc.Clock.Now()
-	err = sc.Drive(hurried.Done, hurry)
-	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
-		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the database hung; "+
-			"shop-1's flight held the lock, and a reader of shop-1 whose own deadline was %v away joined it. It was "+
-			"still waiting after its deadline had passed: a reader waits for the flight or for its own context, "+
-			"whichever ends first (a select with both), and returns its context's error", hurry))
-	}
-	if err != nil {
-		return case06.StuckVerdict(err)
-	}
-	if o := hurried.Outcomes()[0]; o.Err == nil || o.Panic != "" {
-		return check.Failed("", fmt.Sprintf("the reader whose deadline passed got %q (panic: %q), not an error", o.Value, o.Panic))
-	}
-	err = sc.Drive(func() bool { return holder.Done() && loser.Done() }, maxBudget)
-	waited := sc.Clock.Now().Sub(start).Round(time.Millisecond)
-	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
-		who := "shop-1's readers, on the instance whose flight held the lock,"
-		if holder.Done() {
-			who = "shop-2's reader, which lost the lock,"
-		}
-		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("the database hung, and with nothing "+
-			"in Redis %s were still waiting, %v of the shops' clock after they came. Every reader's wait is bounded, on "+
-			"every instance: give the flight others wait for a deadline on the clock New is given, no longer than its "+
-			"lock (clock.WithTimeout on context.WithoutCancel), or bound the wait itself, and answer with an error "+
-			"(a *TryAgain) past it", who, maxBudget))
-	}
-	if err != nil {
-		return case06.StuckVerdict(err)
-	}
-	for i, o := range append(holder.Outcomes(), loser.Outcomes()...) {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", fmt.Sprintf("reader %d's call panicked: %s", i+1, o.Panic))
-		case o.Err == nil:
-			return check.Failed("", fmt.Sprintf("reader %d got %q, though the database never answered", i+1, o.Value))
-		}
-	}
-	// The cold readers keep coming.
-	var crowds []*harness.Crowd[[]string]
-	for k := range int(hungFor / hungEvery) {
-		if err := sc.Elapse(hungEvery); err != nil {
-			return case06.StuckVerdict(err)
-		}
-		crowds = append(crowds, sc.visit(k%2, 1))
-		if err := sc.settled(); err != nil {
-			return case06.StuckVerdict(err)
-		}
-		open, oldest := sc.db.Waiting()
-		if oldest > longestWork {
-			return sc.coldTooLong(oldest, sc.Clock.Now().Sub(start))
-		}
-		if open > 1 {
-			return check.Failed(fmt.Sprintf("%d queries open at once", open), fmt.Sprintf("the database hung, with "+
-				"nothing in Redis, and cold readers came every %v on two instances. %v after the first, %d of the "+
-				"shelf's queries were open at once: a flight's query outlived its lock, and another instance's flight "+
-				"took the expired lock and queried beside it. A flight's deadline is no longer than its lock",
-				hungEvery, sc.Clock.Now().Sub(start).Round(time.Millisecond), open))
-		}
-	}
-	if err := sc.Drive(func() bool { return fleet.AllDone(crowds) }, maxBudget); err != nil {
-		if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
-			return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("the database hung, with "+
-				"nothing in Redis, and cold readers came every %v for %v; %v after the last, some were still waiting: %s",
-				hungEvery, hungFor, maxBudget, strings.Join(sc.Places(), "; ")))
-		}
-		return case06.StuckVerdict(err)
-	}
-	if err := sc.Elapse(longestWork); err != nil {
-		return case06.StuckVerdict(err)
-	}
-	if _, oldest := sc.db.Waiting(); oldest > longestWork {
-		return sc.coldTooLong(oldest, sc.Clock.Now().Sub(start))
-	}
-	return check.Passed(fmt.Sprintf("the first readers answered within %v, the hurried one at its deadline; "+
-		"then %d cold readers, never two queries open at once", waited, len(crowds)))
-}
-
-// hurry is the deadline of ColdBounded's hurried reader.
-const hurry = 100 * time.Millisecond
-
-// noTimer reports whether err says that the visitors wait with nothing
-// asleep on the shops' clock: for a hung query, with no bound at all.
-func noTimer(err error) bool {
-	var stuck *harness.Stuck
-	return errors.As(err, &stuck) && stuck.Cause == harness.Deadlocked
-}
-
-// coldTooLong fails ColdBounded when a flight's query has waited for the
-// hung database longer than any detached work may run.
-func (sc *scene) coldTooLong(oldest, since time.Duration) check.Verdict {
-	return check.Failed(fmt.Sprintf("a read open for %v", oldest.Round(time.Millisecond)), fmt.Sprintf("the database "+
-		"hung, with nothing in Redis; %v after the first reader came, a flight's query had waited for it for %v. A "+
-		"flight that outlives its first reader needs a deadline of its own, on the clock New is given, no longer "+
-		"than its lock (at most %v): with none it holds a query and a goroutine for as long as the database hangs",
-		since.Round(time.Millisecond), oldest.Round(time.Millisecond), longestWork))
+// that no flight's query outlives its lock: case 6's scene
+// (case06.ColdBounded), whose flight is case 9's cold miss.
+func ColdBounded(h *harness.H, lock case06.NewShop) check.Verdict {
+	return case06.ColdBounded(h, lock)
 }
 
 var storeRefusedInfo = check.Info{
@@ -432,23 +306,23 @@ func StalledLock(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	held := sc.Tap(0).HoldUntilDone(func(c fleet.Command) bool { return c.Conditional() })
 	hurried := sc.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
-		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, hurry)
+		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, case06.Hurry)
 		defer cancel()
 		return sc.shops[0].Top(ctx, catalog.Bestsellers)
 	})
 	start := sc.Clock.Now()
-	err = sc.Drive(hurried.Done, hurry)
-	if (errors.Is(err, fleet.ErrNoBound) || noTimer(err)) && !held.Reached() {
-		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the shelf was stale "+
+	err = sc.Drive(hurried.Done, case06.Hurry)
+	if (errors.Is(err, fleet.ErrNoBound) || case06.NoTimer(err)) && !held.Reached() {
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", case06.Hurry), fmt.Sprintf("the shelf was stale "+
 			"at %s, and a reader of shop-1 whose deadline was %v away was still waiting after it, with nothing held: %s",
-			sc.at(stale), hurry, strings.Join(sc.Places(), "; ")))
+			sc.at(stale), case06.Hurry, strings.Join(sc.Places(), "; ")))
 	}
-	if errors.Is(err, fleet.ErrNoBound) || noTimer(err) {
-		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", hurry), fmt.Sprintf("the shelf was stale "+
+	if errors.Is(err, fleet.ErrNoBound) || case06.NoTimer(err) {
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", case06.Hurry), fmt.Sprintf("the shelf was stale "+
 			"at %s, and a reader of shop-1 whose deadline was %v away came; its lock attempt (%s) stalled on its way "+
 			"to Redis, and the reader was still waiting after its deadline had passed. Take the lock on the reader's "+
 			"own context, so that its deadline bounds the round trip, and detach only the rebuild that follows",
-			sc.at(stale), hurry, held.Held()))
+			sc.at(stale), case06.Hurry, held.Held()))
 	}
 	if err != nil {
 		return case06.StuckVerdict(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,7 +24,7 @@ import (
 type scene struct {
 	*case06.Fleet
 	shops []Shop
-	db    *plan
+	db    *case06.Plan
 	// stalls hold an instance's commands on their way to Redis, one per
 	// instance, in the order of shops.
 	stalls []*stall
@@ -48,7 +47,7 @@ func newSceneSkewed(h *harness.H, newShop NewShop, offsets []time.Duration) (*sc
 	n := len(offsets)
 	skewed := slices.ContainsFunc(offsets, func(d time.Duration) bool { return d != 0 })
 	var clocks []*fleet.SteppedClock
-	sc := &scene{db: &plan{now: time.Now}} // the fleet's clock, once there is one
+	sc := &scene{db: case06.NewPlan()}
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
 		if skewed {
 			stepped := clk.(*fleet.Clock).Steppable()
@@ -62,12 +61,12 @@ func newSceneSkewed(h *harness.H, newShop NewShop, offsets []time.Duration) (*sc
 		sc.shops = append(sc.shops, s)
 		return s
 	}
-	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, n, 0, sc.db.hook)
+	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, n, 0, sc.db.Hook)
 	if err != nil {
 		return nil, err
 	}
 	sc.Fleet = f
-	sc.db.now = f.Clock.Now
+	sc.db.SetClock(f.Clock)
 	for i, c := range clocks {
 		c.Step(offsets[i])
 	}
@@ -157,109 +156,6 @@ func (sc *scene) until(d time.Duration) error {
 // settled lets whatever runs come to rest, without moving the clock.
 func (sc *scene) settled() error {
 	return sc.Drive(func() bool { return true }, 0)
-}
-
-// plan is the database's behaviour as the scene wants it: queries pass,
-// wait at a gate, or fail.
-type plan struct {
-	mu    sync.Mutex
-	gate  *harness.Gate // when set, every query waits here
-	shelf string        // when set, only this shelf's queries wait at gate
-	fail  error         // when set, every query fails with it
-	only  string        // when set, only this shelf's queries fail
-	held  int           // queries that reached the gate since it was set
-	open  []time.Time   // when each query waiting at a gate now began
-	now   func() time.Time
-	all   []*harness.Gate
-}
-
-func (p *plan) hook(ctx context.Context, shelf string) error {
-	p.mu.Lock()
-	gate, fail := p.gate, p.fail
-	if p.shelf != "" && p.shelf != shelf {
-		gate = nil
-	}
-	if p.only != "" && p.only != shelf {
-		fail = nil
-	}
-	if gate != nil {
-		p.held++
-	}
-	p.mu.Unlock()
-	if fail != nil {
-		return fail
-	}
-	if gate == nil {
-		return nil
-	}
-	began := p.now()
-	p.mu.Lock()
-	p.open = append(p.open, began)
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.open = slices.Delete(p.open, slices.Index(p.open, began), slices.Index(p.open, began)+1)
-		p.mu.Unlock()
-	}()
-	return gate.Wait(ctx)
-}
-
-// Waiting returns how many queries wait at a gate now (queries begun and
-// not yet ended, while the database hangs) and how long the oldest of them
-// has waited.
-func (p *plan) Waiting() (n int, oldest time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, t := range p.open {
-		oldest = max(oldest, p.now().Sub(t))
-	}
-	return len(p.open), oldest
-}
-
-// Hold holds every later query at a new gate, until Open (or until the
-// gate it returns is opened, for the queries that reached it).
-func (p *plan) Hold() *harness.Gate { return p.HoldShelf("") }
-
-// HoldShelf holds every later query of shelf ("" for every shelf) at a
-// new gate, as Hold does, and lets the others pass.
-func (p *plan) HoldShelf(shelf string) *harness.Gate {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.gate = harness.NewGate()
-	p.shelf = shelf
-	p.held = 0
-	p.all = append(p.all, p.gate)
-	return p.gate
-}
-
-// Held returns how many queries have reached the gate since Hold.
-func (p *plan) Held() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.held
-}
-
-// Open lets every held query go on, and every later one pass.
-func (p *plan) Open() {
-	p.mu.Lock()
-	gates := slices.Clone(p.all)
-	p.gate = nil
-	p.shelf = ""
-	p.mu.Unlock()
-	for _, g := range gates {
-		g.Open()
-	}
-}
-
-// Fail makes every later query fail with err (nil: succeed again).
-func (p *plan) Fail(err error) { p.FailShelf("", err) }
-
-// FailShelf makes every later query of shelf ("" for every shelf) fail
-// with err, and lets the others pass.
-func (p *plan) FailShelf(shelf string, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.fail, p.only = err, shelf
 }
 
 // errPrimaryDown is what the failing queries of FailedRebuild return.
