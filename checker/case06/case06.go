@@ -55,6 +55,7 @@ var Case = check.Case{
 		storeRefusedInfo,
 		firstLeavesInfo,
 		redisDownInfo,
+		coldBoundedInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -84,6 +85,7 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"store-refused": StoreRefused,
 		"first-leaves":  FirstLeaves,
 		"redis-down":    RedisDown,
+		"cold-bounded":  ColdBounded,
 		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{

@@ -306,11 +306,14 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 }
 
 // LockExpires checks that a holder that dies mid-rebuild leaves a lock that
-// expires, and that another instance rebuilds once it has. It catches a
-// lock with no time to live.
+// expires, and that another instance rebuilds once it has. Shop-1 takes
+// the lock and its query is held; then it dies: the query never returns,
+// whatever its deadline, and no command of shop-1 reaches Redis again
+// (each fails as on a dropped connection), its release and any watchdog's
+// extension alike. It catches a lock with no time to live, and losers who
+// keep a dead holder's lock alive.
 func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
-	g, _ := holdNth(1) // shop-1's query never returns: its holder has died
-	f, err := newFleet(h, newShop, 2, g)
+	f, err := newFleet(h, newShop, 2, holdDead())
 	if err != nil {
 		return worldVerdict(err)
 	}
@@ -323,6 +326,8 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
+	// Shop-1 has died: from now on nothing it sends reaches Redis.
+	f.Tap(0).Fail(func(fleet.Command) bool { return true }, ErrConnection, -1)
 	var longest time.Duration
 	for _, k := range locks {
 		if k.Forever {

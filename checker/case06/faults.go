@@ -83,10 +83,11 @@ var firstLeavesInfo = check.Info{
 	Name: "a visitor who leaves while its flight reads the source returns at once; the visitors who joined the " +
 		"flight still get the list, and the next instance is served from Redis",
 	Catches: "a flight run on its first visitor's context, so that the visitor's leaving cancels the query for " +
-		"everyone (wrong/flight-visitor-ctx); a flight that reads on a detached context but writes the list and " +
-		"releases the lock on the visitor's, so that Redis gets neither and the lock waits out its time to live " +
-		"(wrong/flight-writes-visitor-ctx); and a visitor who waits for the flight after its own context has ended " +
-		"(wrong/flight-ignores-leaver)",
+		"everyone (wrong/flight-visitor-ctx); a flight that reads on a detached context but writes the list on " +
+		"the visitor's, so that the write fails and the next instance reads again (wrong/flight-writes-visitor-ctx); " +
+		"a release on the visitor's context, which leaves the lock for the visitors behind it to wait out " +
+		"(wrong/retrylock-release-visitor-ctx); and a visitor who waits for the flight after its own context has " +
+		"ended (wrong/flight-ignores-leaver)",
 }
 
 // FirstLeaves checks that a flight works for every visitor waiting on it,
@@ -158,6 +159,7 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	if held2 == "" {
 		held2 = "nothing"
 	}
+	before := f.Reads()
 	next := f.Visit(1, 1)
 	err = f.Drive(next.Done, rebuild)
 	if errors.Is(err, fleet.ErrNoBound) {
@@ -175,6 +177,12 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed("shop-2's visitor not served", fmt.Sprintf("after shop-1's flight had served the two "+
 			"visitors who stayed, shop-2's visitor who came next was not served: %s. Redis held, when it came: %s",
 			v.Message, held2))
+	}
+	if reads := f.Reads(); reads > before {
+		return check.Failed("shop-2 read the source again", fmt.Sprintf("shop-1's first visitor left while its flight "+
+			"read the source; the two who stayed got the list, but Redis did not (it held, when shop-2's visitor "+
+			"came: %s), and shop-2 read the source again. A flight's write of the list is for the whole fleet: run "+
+			"it on the flight's own context, not on the visitor's, which is cancelled when it leaves", held2))
 	}
 	return check.Passed("the visitor who left returned at once; 2 of 2 who stayed got the list, and shop-2's " +
 		"next visitor too")

@@ -143,6 +143,9 @@ type gates struct {
 	every *harness.Gate         // holds every query, when set
 	nth   map[int]*harness.Gate // holds the n-th query (from 1)
 	all   []*harness.Gate
+	// dead makes a held query deaf to its context: its instance has died,
+	// and nothing it started will end, whatever its deadlines say.
+	dead bool
 }
 
 // holdEvery holds every query at one gate.
@@ -163,6 +166,14 @@ func holdNth(n ...int) (*gates, []*harness.Gate) {
 	return gs, gs.all
 }
 
+// holdDead holds the first query for good, deaf to its context, as the
+// query of an instance that died mid-rebuild: Close alone lets it go.
+func holdDead() *gates {
+	gs, _ := holdNth(1)
+	gs.dead = true
+	return gs
+}
+
 // holdNone holds nothing.
 func holdNone() *gates { return &gates{} }
 
@@ -176,6 +187,9 @@ func (g *gates) hook(ctx context.Context, shelf string) error {
 	g.mu.Unlock()
 	if gate == nil {
 		return nil
+	}
+	if g.dead {
+		ctx = context.Background()
 	}
 	return gate.Wait(ctx)
 }

@@ -97,12 +97,21 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		// WithoutCancel drops the deadline too: if the database hangs, the
-		// flight never lands and this instance is stuck on the shelf.
-		// Production code adds context.WithTimeout, shorter than lockTTL so
-		// that the query gives up before its lock expires; the lab leaves
-		// it out, as the chapter explains.
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// WithoutCancel drops the visitor's deadline too, so the flight
+		// takes one of its own, on the shop's clock: with the database
+		// hung, a flight with none would never land, and every visitor
+		// who joined it would wait until it left. It ends with the lock,
+		// so that no query of this flight runs beside the next holder's.
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		books, err = s.fill(ctx, shelf)
+		if err != nil && ctx.Err() != nil {
+			// Out of time: the database, or the holder this flight waits
+			// for, is slow or hung. The visitors are told when to come
+			// back, as a loser past its budget is.
+			return nil, &TryAgain{After: retryAfter}
+		}
+		return books, err
 	})
 	select {
 	case r := <-flight:
@@ -193,9 +202,13 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
-// unlock releases the lock. A failure is not worth an error for the
-// visitors, who have their books: the lock expires within lockTTL anyway.
+// unlock releases the lock. It runs on a context of its own, since the
+// flight's may be why the flight is over (its deadline passed), and gives
+// up once the lock would have expired anyway. A failure is not worth an
+// error for the visitors: the lock expires within lockTTL.
 func (s *Shop) unlock(ctx context.Context, shelf, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
 	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
 }
 

@@ -95,7 +95,15 @@ func (s *Shop) guarded(shelf string) (books []string, err error) {
 			books, err = nil, fmt.Errorf("fetch %s panicked: %v", shelf, r)
 		}
 	}()
-	return s.fetch(context.Background(), shelf)
+	// The flight's deadline ends with its lock (1.5 s): a hung database
+	// must not keep the flight, and its waiters, for good.
+	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 1500*time.Millisecond)
+	defer cancel()
+	books, err = s.fetch(ctx, shelf)
+	if err != nil && ctx.Err() != nil {
+		return nil, TryAgain{} // out of time: come back later
+	}
+	return books, err
 }
 
 func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {

@@ -100,12 +100,16 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		// WithoutCancel drops the deadline too: if the database hangs, the
-		// flight never lands and this instance is stuck on the shelf.
-		// Production code adds context.WithTimeout, shorter than lockTTL so
-		// that the query gives up before its lock expires; the lab leaves
-		// it out, as the chapter explains.
-		return s.fill(context.WithoutCancel(ctx), shelf)
+		// Detached from the first visitor, who may leave, but with a
+		// deadline of its own: a hung database must not hold the flight,
+		// and every visitor who joins it, for good.
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		books, err = s.fill(ctx, shelf)
+		if err != nil && ctx.Err() != nil {
+			return nil, &TryAgain{After: retryAfter} // out of time: come back later
+		}
+		return books, err
 	})
 	select {
 	case r := <-flight:

@@ -2,8 +2,10 @@
 // lock often appears in the wild: one loop that reads Redis, tries the lock,
 // and sleeps, a bounded number of times, so a loser also takes over a lock
 // whose holder died. The in-process single-flight is a mutex per shelf with
-// a second look, as in case 1, and the lock is taken with SetArgs. Each
-// visitor loads on its own context, so the release is detached from it.
+// a second look, as in case 1 (a one-slot channel, which a visitor whose
+// context ends can leave), and the lock is taken with SetArgs. Each
+// visitor waits and loads on its own context, with a deadline, so the
+// release is detached from it.
 //
 // Verdict: passes every check.
 package retrylock
@@ -37,12 +39,12 @@ type Shop struct {
 	clk clock.Clock
 
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks map[string]chan struct{} // one-slot semaphores: a mutex a waiter can leave
 	books map[string][]string
 }
 
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clk: clk, locks: map[string]*sync.Mutex{}, books: map[string][]string{}}
+	return &Shop{db: db, rdb: rdb, clk: clk, locks: map[string]chan struct{}{}, books: map[string][]string{}}
 }
 
 type TryAgain struct{ After time.Duration }
@@ -54,13 +56,25 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if b, ok := s.mine(shelf); ok {
 		return b, nil
 	}
+	// A visitor's whole wait, in the queue and in its load, is bounded,
+	// in case it has no deadline of its own: behind a hung database each
+	// would otherwise wait for every visitor queued before it.
+	bounded, cancel := clock.WithTimeout(ctx, s.clk, lockFor)
+	defer cancel()
 	l := s.lockFor(shelf)
-	l.Lock()
-	defer l.Unlock()
+	select {
+	case l <- struct{}{}:
+	case <-bounded.Done():
+		return nil, s.late(ctx)
+	}
+	defer func() { <-l }()
 	if b, ok := s.mine(shelf); ok {
 		return b, nil
 	}
-	b, err := s.load(ctx, shelf)
+	b, err := s.load(bounded, shelf)
+	if err != nil && bounded.Err() != nil {
+		return nil, s.late(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +82,15 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	s.books[shelf] = b
 	s.mu.Unlock()
 	return b, nil
+}
+
+// late is the error of a visitor whose bound ran out: its own context's,
+// or, when that is fine, "try again".
+func (s *Shop) late(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return &TryAgain{After: 2 * time.Second}
 }
 
 func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
@@ -134,12 +157,12 @@ func (s *Shop) mine(shelf string) ([]string, bool) {
 	return b, ok
 }
 
-func (s *Shop) lockFor(shelf string) *sync.Mutex {
+func (s *Shop) lockFor(shelf string) chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l, ok := s.locks[shelf]
 	if !ok {
-		l = new(sync.Mutex)
+		l = make(chan struct{}, 1)
 		s.locks[shelf] = l
 	}
 	return l
