@@ -56,6 +56,7 @@ var Case = check.Case{
 		firstLeavesInfo,
 		redisDownInfo,
 		coldBoundedInfo,
+		redisStallsInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -86,6 +87,7 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"first-leaves":  FirstLeaves,
 		"redis-down":    RedisDown,
 		"cold-bounded":  ColdBounded,
+		"redis-stalls":  RedisStalls,
 		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{

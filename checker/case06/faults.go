@@ -13,6 +13,7 @@ import (
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
+	"stampede/shop/clock"
 )
 
 // storeRefusedInfo is case 6's check that a list Redis will not store is
@@ -194,7 +195,8 @@ var redisDownInfo = check.Info{
 	ID: "redis-down",
 	Name: "with Redis refusing every command, each instance reads the source at most once for a burst of its " +
 		"visitors: they get the list or an error, and the database no stampede",
-	Catches: "a visitor who falls back to the database on any error of its flight (wrong/fallback-per-visitor), " +
+	Catches: "a flight that returns Redis's error and a visitor who then falls back to the database itself " +
+		"(wrong/fallback-per-visitor), " +
 		"and one who goes to the database on its own once Redis fails to answer, outside the flight " +
 		"(wrong/fallback-outside-flight): with Redis down, the single-flight of cases 1 to 5 is what stands " +
 		"between the visitors and the database",
@@ -203,9 +205,10 @@ var redisDownInfo = check.Info{
 // RedisDown checks that with Redis down the fleet does not stampede the
 // source. Every command of every instance fails as a dropped connection
 // fails; 25 visitors come to each of two instances at once. Each instance
-// may read the source once (falling back, in its flight, to the database)
-// or not at all (answering with an error); every visitor must get the list
-// or an error. It catches a fallback to the database outside the flight.
+// may read the source once (falling back, in its flight, to the database,
+// as the reference does) or not at all (answering with an error); every
+// visitor must get the list or an error. It catches a fallback to the
+// database outside the flight.
 func RedisDown(h *harness.H, newShop NewShop) check.Verdict {
 	const instances, each = 2, 25
 	f, err := newFleet(h, newShop, instances, holdNone())
@@ -253,3 +256,76 @@ func RedisDown(h *harness.H, newShop NewShop) check.Verdict {
 
 // ErrConnection is the error of a Redis command whose connection dropped.
 var ErrConnection = errors.New("read tcp 127.0.0.1:6379: i/o timeout (planned by the checker)")
+
+// redisStallsInfo is case 6's check that a visitor's deadline bounds its
+// wait for Redis.
+var redisStallsInfo = check.Info{
+	ID: "redis-stalls",
+	Name: "a visitor whose read of Redis stalls on its way returns by its own deadline, with the list or its " +
+		"context's error",
+	Catches: "a read of Redis on a context the visitor's deadline does not end (context.WithoutCancel before the " +
+		"flight, \"so that a half-read is not cancelled\"), so that a visitor with 100 ms to live waits out Redis's " +
+		"stall (wrong/fastpath-detached)",
+}
+
+// RedisStalls checks that a visitor's read of Redis runs on a context its
+// deadline ends, or that the visitor does not wait for it past that
+// deadline. The shelf is in Redis (shop-2 filled it); every command shop-1
+// sends is held on its way until the context it was sent on ends, as a
+// slow network holds it for a client that honours deadlines. A visitor of
+// shop-1 whose deadline is 100 ms away must return by then. It catches a
+// read of Redis on a detached context, and a wait for a flight that does
+// not look at the visitor's own context.
+func RedisStalls(h *harness.H, newShop NewShop) check.Verdict {
+	f, err := newFleet(h, newShop, 2, holdNone())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	filler := f.Visit(1, 1)
+	if err := f.Drive(filler.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, with nothing in Redis,")
+	}
+	if v := shelves.AllGot(filler.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("", "shop-2's visitor, with nothing in Redis, was not served: "+v.Message)
+	}
+	held := f.Tap(0).HoldUntilDone(func(fleet.Command) bool { return true })
+	hurried := f.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, cancel := clock.WithTimeout(ctx, f.Clock, Hurry)
+		defer cancel()
+		return f.shops[0].Top(ctx, catalog.Bestsellers)
+	})
+	start := f.Clock.Now()
+	err = f.Drive(hurried.Done, Hurry)
+	late := errors.Is(err, fleet.ErrNoBound) || NoTimer(err)
+	switch {
+	case late && !held.Reached():
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", Hurry), fmt.Sprintf("the shelf was in "+
+			"Redis, and a visitor of shop-1 whose deadline was %v away was still waiting after it, with nothing "+
+			"held: %s", Hurry, strings.Join(f.Places(), "; ")))
+	case late:
+		return check.Failed(fmt.Sprintf("waiting past its deadline of %v", Hurry), fmt.Sprintf("the shelf was in "+
+			"Redis, and a visitor of shop-1 whose deadline was %v away came; its command to Redis (%s) stalled on its "+
+			"way, and the visitor was still waiting after its deadline had passed. Read Redis on the visitor's own "+
+			"context, or on the flight's, and wait for the flight and for the visitor's context, whichever ends "+
+			"first: a context with no end (context.WithoutCancel) holds the visitor for as long as Redis stalls",
+			Hurry, held.Held()))
+	case err != nil:
+		return stuckVerdict(err)
+	case !held.Reached():
+		return check.Skipped("not staged: shop-1's visitor sent Redis nothing before it returned, so there was " +
+			"nothing to stall")
+	}
+	o := hurried.Outcomes()[0]
+	switch {
+	case o.Panic != "":
+		return check.Failed("", "the visitor's call panicked: "+o.Panic)
+	case o.Err == nil && !slices.Equal(o.Value, catalog.Books(catalog.Bestsellers)):
+		return check.Failed("", fmt.Sprintf("the visitor whose read of Redis stalled got %q, not the list", o.Value))
+	}
+	got := "the list"
+	if o.Err != nil {
+		got = "its context's error"
+	}
+	return check.Passed(fmt.Sprintf("%s after %v, with its read of Redis stalled", got, f.Clock.Now().Sub(start)))
+}

@@ -19,7 +19,10 @@ var _ = register(6,
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}, maybe: map[string]string{
 		"explore": "caught only in a scene where an instance misses just before the holder's fill and takes the lock just after its release (1 run in 3 seen in CI)",
 	}},
-	entry{dir: "wrong/pervisitor", fails: []string{"per-instance", "store-refused", "first-leaves", "cold-bounded"}},
+	entry{dir: "wrong/pervisitor", fails: []string{"per-instance", "first-leaves", "cold-bounded"}, maybe: map[string]string{
+		"store-refused": "with no flight, each of the three readers fills alone: whether the later ones find the lock taken and wait for a list Redis never keeps, or come after the first has remembered it, is the scheduler's",
+		"redis-down":    "with no flight, each visitor who finds Redis down reads the source, unless the instance's first read has landed in its memory before it looks; 3 to 27 reads of 50 seen",
+	}},
 	entry{dir: "wrong/racylocal", fails: []string{"race"}, maybe: map[string]string{
 		"explore": "visitors who come on the instant a fill lands read the instance's map as it is written, which may crash the program (concurrent map read and map write), or not",
 	}},
@@ -29,12 +32,15 @@ var _ = register(6,
 	// Issue 25: a visitor who leaves, and a Redis that is down.
 	entry{dir: "wrong/flight-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
 	entry{dir: "wrong/flight-writes-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
-	entry{dir: "wrong/flight-ignores-leaver", fails: []string{"first-leaves", "cold-bounded"}},
-	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded"}},
+	entry{dir: "wrong/flight-ignores-leaver", fails: []string{"first-leaves", "cold-bounded", "redis-stalls"}},
+	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded"}, maybe: map[string]string{
+		"explore": "a visitor whose flight ends in an error reads the source itself, one read too many in a scene where a flight fails (seen in 1 run of 2)",
+	}},
 	entry{dir: "wrong/fallback-outside-flight", fails: []string{"redis-down"}},
 	entry{dir: "wrong/retrylock-release-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/flight-nodeadline", fails: []string{"cold-bounded"}},
 	entry{dir: "wrong/flight-deadline-past-lock", fails: []string{"cold-bounded"}},
+	entry{dir: "wrong/fastpath-detached", fails: []string{"redis-stalls"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).

@@ -128,9 +128,24 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // flights race for the shelf's lock in Redis: the winner reads the source
 // and fills Redis, the losers wait for that fill.
 func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
+	// Second look, in this instance's memory: a flight that landed
+	// between the visitor's look and this one has remembered the shelf.
+	if books, ok := s.remembered(shelf); ok {
+		return books, nil
+	}
 	books, ok, err := s.shared(ctx, shelf)
 	if err != nil {
-		return nil, err
+		// Redis cannot be read, and no lock can be taken there either.
+		// This flight is still the instance's only one for the shelf, so
+		// reading the source from here costs the database one query per
+		// instance: a Redis outage need not be the shop's.
+		slog.WarnContext(ctx, "shop: Redis unreadable; reading the source", "shelf", shelf, "err", err)
+		books, err = s.db.Top(ctx, shelf)
+		if err != nil {
+			return nil, err
+		}
+		s.remember(shelf, books)
+		return books, nil
 	}
 	if !ok {
 		books, err = s.rebuild(ctx, shelf)
