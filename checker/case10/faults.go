@@ -321,3 +321,108 @@ func (s *scene) storedFill() (check.Verdict, bool) {
 		"during the read (a visitor on a new instance was served %s without reading the row), so no fill was "+
 		"refused and the budget after a refusal was not tried; stale-set judges that store", cents(o.Value))), true
 }
+
+// secondLookInfo is the check that a filler whose second look finds the
+// price lets its lease go.
+var secondLookInfo = check.Info{
+	ID: "second-look-lets-go",
+	Name: "a filler whose second look finds the price lets its lease go: when the price is then evicted, the " +
+		"next visitor reads the row at once",
+	Catches: "a lease left to expire after a second look that found the price (wrong/secondlook-keeps-lease, the " +
+		"reference until the lab's issue 25): nobody fills under it, and once the price is evicted the fleet " +
+		"waits out its time to live",
+}
+
+// SecondLookLetsGo checks that a filler whose second look finds the price
+// ends the lease it took for it. Shop-1's visitor misses, and its first
+// command that may take a lease is held on its way; meanwhile shop-2's
+// visitor misses, takes the lease, reads the row and stores the price.
+// Then shop-1's command goes: it takes the lease afresh, and its second
+// look finds the price. Any key it leaves behind is what this check is
+// about: the checker evicts every key shop-2's fill left (the price), as
+// Redis under maxmemory may, and shop-2's next visitor must get the price
+// within a healthy read. A shop that takes no lease with a SET NX or a
+// script, or leaves nothing behind, is not staged (SKIP or PASS).
+func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(), holdCalls())
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer s.Close()
+	ctx := h.Context()
+	stop := s.taps[0].Hold(func(c fleet.Command) bool { return c.Conditional() })
+	defer stop.Release()
+	first := s.Read(0)
+	if err := s.Drive(func() bool { return stop.Reached() || first.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, with Redis empty, was")
+	}
+	if !stop.Reached() {
+		return check.Skipped("not staged: shop-1's visitor sent no command that may take a lease (a SET NX or a " +
+			"script) before it returned, so there was no second look to make (lease-coalesces judges a fleet " +
+			"without a lease)")
+	}
+	filler := s.Read(1)
+	if err := s.Drive(filler.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, while shop-1's lease was on its way, was")
+	}
+	if o := filler.Outcomes()[0]; o.Err != nil || o.Value != oldPrice {
+		return check.Failed("", "shop-2's visitor, with Redis empty, got "+describe(o))
+	}
+	keys, err := s.World.Keys(ctx)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	filled := map[string]bool{}
+	for _, k := range keys {
+		filled[k.Name] = true
+	}
+	reads := s.RowReads()
+	stop.Release()
+	if err := s.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, after shop-2 had stored the price, was")
+	}
+	if o := first.Outcomes()[0]; o.Err != nil || o.Value != oldPrice {
+		return check.Failed("", "shop-1's visitor, after shop-2 had stored the price, got "+describe(o))
+	}
+	if s.RowReads() > reads {
+		return check.Skipped("not staged: shop-1 read the row again after taking the lease, with the price " +
+			"already in Redis (no second look), so there was no second look to judge")
+	}
+	keys, err = s.World.Keys(ctx)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	var left []string
+	for _, k := range keys {
+		if !filled[k.Name] {
+			left = append(left, k.String())
+		}
+	}
+	if len(left) == 0 {
+		return check.Passed("shop-1's second look found the price, and it left nothing behind")
+	}
+	for name := range filled {
+		if err := s.World.Delete(ctx, name); err != nil {
+			return worldVerdict(err)
+		}
+	}
+	next := s.Read(1)
+	err = s.Drive(next.Done, letGoWithin)
+	if errors.Is(err, fleet.ErrNoBound) {
+		return check.Failed(fmt.Sprintf("still waiting after %v", letGoWithin), fmt.Sprintf("shop-1's visitor took "+
+			"a lease just after shop-2 had stored the price, and its second look found the price; it returned and "+
+			"left %s. Then Redis evicted the price, as it may under maxmemory, and shop-2's next visitor was still "+
+			"waiting after %v of the shops' clock, with nobody reading the row. A lease that nobody will fill under "+
+			"is let go at once (a delete that checks the token), on every path that does not fill: the second "+
+			"look's hit too", strings.Join(left, ", "), letGoWithin))
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	if o := next.Outcomes()[0]; o.Err != nil || o.Value != oldPrice {
+		return check.Failed("", fmt.Sprintf("after the price was evicted, with %s left by shop-1's second look, "+
+			"shop-2's next visitor got %s", strings.Join(left, ", "), describe(o)))
+	}
+	return check.Passed(fmt.Sprintf("shop-1's second look left %s, and the next visitor read at once after an "+
+		"eviction", strings.Join(left, ", ")))
+}

@@ -341,6 +341,14 @@ func (w *World) Set(ctx context.Context, name, value string, ttl time.Duration) 
 	return nil
 }
 
+// Delete removes one key, as an eviction under maxmemory would.
+func (w *World) Delete(ctx context.Context, name string) error {
+	if err := w.admin.Del(ctx, w.ns+name).Err(); err != nil {
+		return fmt.Errorf("deleting %s: %w", name, err)
+	}
+	return nil
+}
+
 // DeleteAll removes every key of the World.
 func (w *World) DeleteAll(ctx context.Context) error {
 	keys, err := w.Keys(ctx)

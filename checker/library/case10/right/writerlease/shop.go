@@ -109,10 +109,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 // the lease has been ended meanwhile.
 func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 	// Second look: the previous holder may have filled the price between
-	// our miss and our lease.
-	// (The lease is left to expire: with the price there, nobody needs it.)
-	if price, ok, err := s.cached(ctx, book); err != nil || ok {
-		return price, err
+	// our miss and our lease. Then nobody fills under this lease: let it go.
+	price, ok, err := s.cached(ctx, book)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		s.letGo(ctx, book, token)
+		return price, nil
 	}
 	row, err := s.db.Row(ctx, book)
 	if err != nil {
