@@ -57,6 +57,8 @@ var Case = check.Case{
 		redisDownInfo,
 		coldBoundedInfo,
 		redisStallsInfo,
+		failedAgainInfo,
+		pollFailsInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -88,6 +90,8 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"redis-down":    RedisDown,
 		"cold-bounded":  ColdBounded,
 		"redis-stalls":  RedisStalls,
+		"failed-again":  FailedAgain,
+		"poll-fails":    PollFails,
 		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
@@ -328,4 +329,156 @@ func RedisStalls(h *harness.H, newShop NewShop) check.Verdict {
 		got = "its context's error"
 	}
 	return check.Passed(fmt.Sprintf("%s after %v, with its read of Redis stalled", got, f.Clock.Now().Sub(start)))
+}
+
+// failedAgainInfo is case 6's check that a failed query leaves nothing
+// behind that a later visitor is served.
+var failedAgainInfo = check.Info{
+	ID: "failed-again",
+	Name: "a query that fails is not cached: once the database answers again, the next visitor on another " +
+		"instance gets the list",
+	Catches: "a fill that writes to Redis whatever the query returned, so that after a failed query an empty shelf " +
+		"(\"null\") is served to the whole fleet with no error for the shelf's time to live (wrong/fill-on-error), " +
+		"and a failure remembered for longer than the longest lock",
+}
+
+// FailedAgain checks that a failed query leaves no answer behind. The
+// fleet's first query fails; shop-1's visitor must get an error (or the
+// list, from a retry). Then the database answers again, the longest lock
+// the checker accepts has had time to expire, and a visitor of shop-2
+// must get the list. It catches a failed query's empty result stored in
+// Redis, and a failure kept there for longer than any lock.
+func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
+	var queries atomic.Int64
+	down := func(context.Context, string) error {
+		if queries.Add(1) == 1 {
+			return errDatabaseDown
+		}
+		return nil
+	}
+	f, err := NewFleet(h, fleet.ServerURL(), newShop, 2, 0, down)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	books := catalog.Books(catalog.Bestsellers)
+	first := f.Visit(0, 1)
+	if err := f.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, whose query failed,")
+	}
+	switch o := first.Outcomes()[0]; {
+	case o.Panic != "":
+		return check.Failed("", "shop-1's visitor's call panicked: "+o.Panic)
+	case o.Err == nil && !slices.Equal(o.Value, books):
+		return check.Failed(fmt.Sprintf("served %q", o.Value), fmt.Sprintf("the fleet's first query failed (%v), "+
+			"and shop-1's visitor got %q with no error: a failed query has no list to give; return its error",
+			errDatabaseDown, o.Value))
+	}
+	held := "nothing"
+	if keys, err := f.World.Keys(h.Context()); err == nil && len(keys) > 0 {
+		held = strings.Join(names(keys), ", ")
+	}
+	if err := f.Elapse(maxLockTTL + 10*time.Millisecond); err != nil {
+		return stuckVerdict(err)
+	}
+	next := f.Visit(1, 1)
+	if err := f.Drive(next.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, with the database back,")
+	}
+	if v := shelves.AllGot(next.Outcomes(), books); !v.Pass {
+		return check.Failed("shop-2's visitor not served", fmt.Sprintf("the fleet's first query failed (%v); %v "+
+			"later, with the database answering again, shop-2's visitor was not served the list: %s. Redis held, "+
+			"after the failure: %s. Store only a list the database gave: a failed query's empty result, cached, is "+
+			"served to the whole fleet as an empty shelf for its time to live", errDatabaseDown,
+			maxLockTTL+10*time.Millisecond, v.Message, held))
+	}
+	return check.Passed(fmt.Sprintf("after the failed query, shop-2's visitor got the list (%s)", count(f.Reads(), "source read")))
+}
+
+// errDatabaseDown is the error of FailedAgain's failed query.
+var errDatabaseDown = errors.New("the database is down (planned by the checker)")
+
+// pollFailsInfo is case 6's check that a loser whose polls fail does not
+// hammer Redis.
+var pollFailsInfo = check.Info{
+	ID: "poll-fails",
+	Name: "a loser whose commands to Redis fail gives up or waits between them: at most one command per 10 ms of " +
+		"its wait, and an answer within its budget",
+	Catches: "a poll that meets an error and asks again at once, with no pause, \"so as not to lose a poll " +
+		"interval\": a hot loop against a failing Redis, thousands of commands a second from every waiting " +
+		"visitor (wrong/poll-error-hotloop)",
+}
+
+// PollFails checks that a loser of the lock does not turn a failing Redis
+// into a hot loop. Shop-1 takes the lock and its query is held; shop-2's
+// visitor misses, loses the lock, and from then on every command it sends
+// (its polls, and any further lock attempt) fails as on a dropped
+// connection. It must return within the checker's
+// longest budget, with an error, having sent at most one command per
+// 10 ms of the shops' clock it waited (and a few to spare). A loser that
+// sends nothing after its lock attempt is not staged: SKIP.
+func PollFails(h *harness.H, newShop NewShop) check.Verdict {
+	g, held := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return worldVerdict(err)
+	}
+	defer f.Close()
+	f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		return v
+	}
+	f.Keep = locks // shop-1 is slow, not dead: its lock stays
+	var lost atomic.Bool
+	var refused atomic.Int64
+	f.Tap(1).Fail(func(c fleet.Command) bool {
+		if c.Conditional() && !lost.Load() {
+			lost.Store(true)
+			return false
+		}
+		if lost.Load() {
+			refused.Add(1)
+			return true
+		}
+		return false
+	}, ErrConnection, -1)
+	start := f.Clock.Now()
+	loser := f.Visit(1, 1)
+	err = f.Drive(loser.Done, maxBudget)
+	waited := f.Clock.Now().Sub(start)
+	most := int64(waited/(10*time.Millisecond)) + 5
+	if n := refused.Load(); n > most {
+		return check.Failed(fmt.Sprintf("%d failed polls in %v", n, waited.Round(time.Millisecond)), fmt.Sprintf(
+			"shop-1 held the lock; shop-2's visitor lost it, and every command it sent from then on failed (%v). It sent "+
+				"%d of them in %v of the shops' clock, more than one per 10 ms: a poll that meets an error must "+
+				"give up (return the error) or wait before it asks again, on the clock New is given; asking again at "+
+				"once is a hot loop against a Redis that is already in trouble", ErrConnection, n,
+			waited.Round(time.Millisecond)))
+	}
+	if err != nil {
+		if errors.Is(err, fleet.ErrNoBound) {
+			return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock, and "+
+				"shop-2's visitor, whose polls of Redis all failed, was still waiting after %v of the shops' clock: "+
+				"its budget holds when Redis fails too", maxBudget))
+		}
+		return stuckVerdict(err)
+	}
+	held[0].Open()
+	if refused.Load() == 0 {
+		return check.Skipped("not staged: shop-2's visitor sent Redis nothing after its lock attempt, so nothing " +
+			"could fail")
+	}
+	o := loser.Outcomes()[0]
+	switch {
+	case o.Panic != "":
+		return check.Failed("", "shop-2's visitor's call panicked: "+o.Panic)
+	case o.Err == nil && !slices.Equal(o.Value, catalog.Books(catalog.Bestsellers)):
+		return check.Failed("", fmt.Sprintf("shop-2's visitor, whose polls of Redis failed, got %q with no error", o.Value))
+	}
+	return check.Passed(fmt.Sprintf("%s failed, and the visitor was answered after %v",
+		count(int(refused.Load()), "command"), waited.Round(time.Millisecond)))
 }
