@@ -521,31 +521,45 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	return check.Passed(figure), true
 }
 
+// lockHeld starts a fleet of two in which shop-1's visitor holds the lock
+// with its query held at the gate it returns, slow and not dead: the lock
+// does not age. It returns a nil fleet and the verdict when the scene
+// cannot be staged (a shop that takes no lock the checker can find).
+func lockHeld(h *harness.H, newShop NewShop) (*Fleet, *harness.Gate, check.Verdict) {
+	g, held := holdNth(1)
+	f, err := newFleet(h, newShop, 2, g)
+	if err != nil {
+		return nil, nil, worldVerdict(err)
+	}
+	f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
+		f.Close()
+		return nil, nil, stuckVerdict(err)
+	}
+	locks, v := lockKeys(f, "shop-1's")
+	if !v.Pass {
+		f.Close()
+		return nil, nil, v
+	}
+	f.Keep = locks
+	return f, held[0], check.Verdict{}
+}
+
 // BudgetError checks that a loser who waits past its budget gets a typed
 // "try again" error, without reading the source. It catches a poll with no
 // bound.
 func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
-	g, _ := holdNth(1) // shop-1 holds the lock and never finishes
-	f, err := newFleet(h, newShop, 2, g)
-	if err != nil {
-		return worldVerdict(err)
-	}
-	defer f.Close()
-	f.Visit(0, 1)
-	if err := f.Settle(); err != nil {
-		return stuckVerdict(err)
-	}
-	locks, v := lockKeys(f, "shop-1's")
-	if !v.Pass {
+	f, _, v := lockHeld(h, newShop)
+	if f == nil {
 		return v
 	}
-	f.Keep = locks // shop-1 is slow, not dead: its lock stays
+	defer f.Close()
 	loser := f.Visit(1, 1)
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	start := f.Clock.Now()
-	err = f.Drive(loser.Done, maxBudget)
+	err := f.Drive(loser.Done, maxBudget)
 	waited := f.Clock.Now().Sub(start)
 	if reads := f.Reads(); reads > 1 {
 		return check.Failed(count(reads, "read"), fmt.Sprintf("shop-2's visitor read the source while shop-1 held the "+

@@ -418,21 +418,11 @@ var pollFailsInfo = check.Info{
 // 10 ms of the shops' clock it waited (and a few to spare). A loser that
 // sends nothing after its lock attempt is not staged: SKIP.
 func PollFails(h *harness.H, newShop NewShop) check.Verdict {
-	g, held := holdNth(1)
-	f, err := newFleet(h, newShop, 2, g)
-	if err != nil {
-		return worldVerdict(err)
-	}
-	defer f.Close()
-	f.Visit(0, 1)
-	if err := f.Settle(); err != nil {
-		return stuckVerdict(err)
-	}
-	locks, v := lockKeys(f, "shop-1's")
-	if !v.Pass {
+	f, gate, v := lockHeld(h, newShop)
+	if f == nil {
 		return v
 	}
-	f.Keep = locks // shop-1 is slow, not dead: its lock stays
+	defer f.Close()
 	var lost atomic.Bool
 	var refused atomic.Int64
 	f.Tap(1).Fail(func(c fleet.Command) bool {
@@ -448,7 +438,7 @@ func PollFails(h *harness.H, newShop NewShop) check.Verdict {
 	}, ErrConnection, -1)
 	start := f.Clock.Now()
 	loser := f.Visit(1, 1)
-	err = f.Drive(loser.Done, maxBudget)
+	err := f.Drive(loser.Done, maxBudget)
 	waited := f.Clock.Now().Sub(start)
 	most := int64(waited/(10*time.Millisecond)) + 5
 	if n := refused.Load(); n > most {
@@ -467,7 +457,7 @@ func PollFails(h *harness.H, newShop NewShop) check.Verdict {
 		}
 		return stuckVerdict(err)
 	}
-	held[0].Open()
+	gate.Open()
 	if refused.Load() == 0 {
 		return check.Skipped("not staged: shop-2's visitor sent Redis nothing after its lock attempt, so nothing " +
 			"could fail")
