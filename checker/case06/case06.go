@@ -59,6 +59,7 @@ var Case = check.Case{
 		redisStallsInfo,
 		failedAgainInfo,
 		pollFailsInfo,
+		failsFastInfo,
 		{ID: "race", Name: "no data race", Race: true,
 			Catches: "an instance's in-process cache or flight table read and written without a lock"},
 	},
@@ -92,6 +93,7 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 		"redis-stalls":  RedisStalls,
 		"failed-again":  FailedAgain,
 		"poll-fails":    PollFails,
+		"fails-fast":    FailsFast,
 		"explore":       ExploreFleet,
 	}
 	bound := harness.Bound{

@@ -1,19 +1,19 @@
 package library
 
 var _ = register(6,
-	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails"}},
-	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore"}},
+	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails", "fails-fast"}},
+	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore", "failed-again", "fails-fast"}},
 	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "explore"}},
 	entry{dir: "wrong/getthendel", fails: []string{"holder-only"}},
 	entry{dir: "wrong/sametoken", fails: []string{"holder-only", "tokens", "explore"}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
 	entry{dir: "wrong/countertoken", fails: []string{"tokens"}},
-	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "explore"}},
+	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "explore", "fails-fast"}},
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, skips: []string{"poll-fails"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
-	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires", "cold-bounded"}, maybe: map[string]string{
+	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires", "cold-bounded", "fails-fast"}, maybe: map[string]string{
 		"explore": "a loser with no bound waits for ever only in a scene whose holder never fills; when the explorer draws one, the run meets the kill bound (seen once in 3 runs in make test)",
 	}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}, maybe: map[string]string{
@@ -33,7 +33,7 @@ var _ = register(6,
 	entry{dir: "wrong/flight-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
 	entry{dir: "wrong/flight-writes-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
 	entry{dir: "wrong/flight-ignores-leaver", fails: []string{"first-leaves", "cold-bounded", "redis-stalls"}},
-	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded"}, maybe: map[string]string{
+	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded", "fails-fast"}, maybe: map[string]string{
 		"explore": "a visitor whose flight ends in an error reads the source itself, one read too many in a scene where a flight fails (seen in 1 run of 2)",
 	}},
 	entry{dir: "wrong/fallback-outside-flight", fails: []string{"redis-down"}},
@@ -41,21 +41,24 @@ var _ = register(6,
 	entry{dir: "wrong/flight-nodeadline", fails: []string{"cold-bounded"}},
 	entry{dir: "wrong/flight-deadline-past-lock", fails: []string{"cold-bounded"}},
 	entry{dir: "wrong/fastpath-detached", fails: []string{"redis-stalls"}},
-	entry{dir: "wrong/fill-on-error", fails: []string{"failed-again"}},
+	entry{dir: "wrong/fill-on-error", fails: []string{"failed-again", "fails-fast"}},
 	entry{dir: "wrong/poll-error-hotloop", fails: []string{"poll-fails"}},
+	entry{dir: "wrong/release-after-failure", fails: []string{"fails-fast"}},
+	entry{dir: "wrong/retry-nobackoff", fails: []string{"fails-fast"}},
+	entry{dir: "wrong/failure-cached", fails: []string{"fails-fast", "lock-expires"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
-	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded"}, maybe: map[string]string{
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "fails-fast"}, maybe: map[string]string{
 		"explore": "caught in 20 scenes of 40: a run of 16 misses it once in 65,000",
 	}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast"}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}, maybe: map[string]string{
 		"explore": "caught when a visitor of another instance misses the shelf between the early release and the write (1 run in 3 seen)",
 	}},
 	// A dead holder's lock kept alive (hole 2).
-	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires"}},
+	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires", "fails-fast"}},
 	entry{dir: "wrong/watchdog", fails: []string{"cold-bounded"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
 	entry{dir: "wrong/rpushexpire", fails: []string{"ttl", "explore"}},

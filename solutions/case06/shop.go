@@ -170,7 +170,13 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
+	// Released on the way out, unless the query failed: see below.
+	backOff := false
+	defer func() {
+		if !backOff {
+			s.unlock(ctx, shelf, token)
+		}
+	}()
 
 	// Second look: the holder before us may have filled the shelf and let
 	// go of the lock between our miss and our SET NX.
@@ -179,6 +185,12 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		// A failed query keeps the lock until it expires: that is the
+		// fleet's backoff, one query per lockTTL to a database in trouble.
+		// Let go now, and the next visitor on any instance would start a
+		// flight that queries again at once: one query per visitor to a
+		// database that cannot answer them.
+		backOff = true
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {

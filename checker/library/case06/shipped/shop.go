@@ -32,6 +32,9 @@
 //   - A list the database gave is served even when Redis will not store
 //     it (a replica not yet promoted, say): log it, and let the next fill
 //     store it.
+//   - A database whose queries fail is backed off from: while it fails,
+//     the fleet sends it at most one query per 0.2 s (a rebuild's time),
+//     and once it answers again a visitor gets the list within 11 s.
 //   - Two servers started alike draw different lock tokens: the tokens
 //     check runs two processes at once and compares what each drew, so a
 //     fixed seed or a counter in memory fails; crypto/rand passes.

@@ -159,20 +159,23 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shop: numbering the lock on %s: %w", shelf, err)
 	}
-	defer s.unlock(ctx, shelf, token)
 
 	// Second look: the holder before us may have filled the shelf and let
 	// go of the lock between our miss and our SET NX.
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+		s.unlock(ctx, shelf, token)
 		return books, err
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		// No release: the lock runs out its time to live, and the fleet
+		// leaves the failing database alone until then.
 		return nil, err
 	}
 	if err := s.shareFenced(ctx, shelf, books, fence); err != nil {
 		slog.WarnContext(ctx, "shop: the fenced write failed; serving the list", "shelf", shelf, "err", err)
 	}
+	s.unlock(ctx, shelf, token)
 	return books, nil
 }
 

@@ -119,11 +119,11 @@ func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {
 	case "hit":
 		return decode(res[1])
 	case "won":
-		defer unlock.Run(ctx, s.rdb, keys[1:], token)
 		books, err := s.db.Top(ctx, shelf)
 		if err != nil {
-			return nil, err
+			return nil, err // the lock stays its 1.5 s: a backoff for the fleet
 		}
+		defer unlock.Run(ctx, s.rdb, keys[1:], token)
 		data, _ := json.Marshal(books)
 		if err := s.rdb.Set(ctx, keys[0], data, time.Minute).Err(); err != nil {
 			slog.Warn("shop: cache write failed; serving the list", "key", keys[0], "err", err)

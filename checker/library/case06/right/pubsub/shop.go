@@ -39,6 +39,9 @@ const (
 	pollEvery  = 50 * time.Millisecond
 	waitBudget = time.Second
 	retryAfter = time.Second
+	// quietTime is how long an instance leaves the database alone after
+	// a query failed.
+	quietTime = time.Second
 )
 
 // Shop is one instance of the shop.
@@ -49,7 +52,8 @@ type Shop struct {
 	flights singleflight.Group // one flight per shelf in this instance
 
 	mu    sync.RWMutex
-	local map[string]copyOf // shelf -> this instance's copy
+	local map[string]copyOf    // shelf -> this instance's copy
+	quiet map[string]time.Time // shelf -> until when its failed source is left alone
 }
 
 type copyOf struct {
@@ -61,7 +65,7 @@ type copyOf struct {
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, local: make(map[string]copyOf)}
+	return &Shop{db: db, rdb: rdb, clock: clk, local: make(map[string]copyOf), quiet: make(map[string]time.Time)}
 }
 
 // TryAgain is the answer for a visitor who waited longer than its budget
@@ -131,6 +135,9 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	if !ok {
+		if wait := s.quietFor(shelf); wait > 0 {
+			return nil, &TryAgain{After: wait}
+		}
 		books, err = s.rebuild(ctx, shelf)
 		if err != nil {
 			return nil, err
@@ -162,6 +169,11 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		// This instance leaves the database alone for a second: a
+		// backoff of its own, whoever holds the lock next.
+		s.mu.Lock()
+		s.quiet[shelf] = s.clock.Now().Add(quietTime)
+		s.mu.Unlock()
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
@@ -279,6 +291,14 @@ func (s *Shop) remembered(shelf string) ([]string, bool) {
 		return nil, false
 	}
 	return c.books, true
+}
+
+// quietFor says how long this instance still leaves a shelf's source alone
+// after a failed query.
+func (s *Shop) quietFor(shelf string) time.Duration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.quiet[shelf].Sub(s.clock.Now())
 }
 
 func (s *Shop) remember(shelf string, books []string) {

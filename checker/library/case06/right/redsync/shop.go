@@ -150,12 +150,21 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		}
 		return nil, err
 	}
-	defer m.Unlock(ctx)
+	// Unlocked on every way out but a failed query: then the mutex
+	// expires by itself, and no one in the fleet asks the database again
+	// before it does.
+	queryFailed := false
+	defer func() {
+		if !queryFailed {
+			m.Unlock(ctx)
+		}
+	}()
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
 		return books, err
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		queryFailed = true
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {

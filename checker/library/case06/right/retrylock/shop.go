@@ -115,14 +115,22 @@ func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
 }
 
 func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]string, error) {
-	defer s.release(ctx, lock, me)
 	if b, ok, err := s.get(ctx, key); err != nil || ok {
+		s.release(ctx, lock, me)
 		return b, err
 	}
 	b, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		// A query that failed on its own is not released: while the lock
+		// lives, the fleet does not ask a database that just failed. One
+		// cut short by this visitor's leaving says nothing about the
+		// database, and the visitors queued behind it want the lock now.
+		if ctx.Err() != nil {
+			s.release(ctx, lock, me)
+		}
 		return nil, err
 	}
+	defer s.release(ctx, lock, me)
 	data, _ := json.Marshal(b)
 	if err := s.rdb.Set(ctx, key, data, ttl).Err(); err != nil {
 		slog.Warn("set failed, serving from the source", "key", key, "err", err)

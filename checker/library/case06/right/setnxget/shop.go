@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	mathrand "math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,15 +145,24 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	// The token tells this holding of the lock from every other, so that
 	// the release can check the lock is still ours.
 	token := rand.Text()
-	_, err := s.rdb.SetArgs(ctx, lockKey(shelf), token, redis.SetArgs{Mode: "NX", Get: true, TTL: lockTTL}).Result()
+	held, err := s.rdb.SetArgs(ctx, lockKey(shelf), token, redis.SetArgs{Mode: "NX", Get: true, TTL: lockTTL}).Result()
 	switch {
 	case errors.Is(err, redis.Nil): // nobody held it: it is ours now
 	case err != nil:
 		return nil, fmt.Errorf("shop: taking the lock on %s: %w", shelf, err)
+	case strings.HasPrefix(held, downMark):
+		// The last holder's query failed a moment ago: no fill is coming,
+		// and the database wants a rest. Say so at once.
+		return nil, &TryAgain{After: retryAfter}
 	default: // the reply is the holder's token
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
+	failed := false
+	defer func() {
+		if !failed {
+			s.unlock(ctx, shelf, token)
+		}
+	}()
 
 	// Second look: the holder before us may have filled the shelf and let
 	// go of the lock between our miss and our SET NX.
@@ -161,6 +171,12 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		// Not released: the lock becomes a mark of the failure for
+		// downFor, so that for that long the fleet neither queries nor
+		// waits. If the mark cannot be set, the lock's own expiry does
+		// the same, only later.
+		failed = true
+		_ = markDown.Run(ctx, s.rdb, []string{lockKey(shelf)}, token, downMark+token, downFor.Milliseconds()).Err()
 		return nil, err
 	}
 	if err := s.share(ctx, shelf, books); err != nil {
@@ -195,6 +211,21 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])
 end
 return 0`)
+
+// markDown turns our lock into a mark that the database failed, if the lock
+// is still ours, in one step as release does.
+var markDown = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+end
+return false`)
+
+// downMark begins the value of a lock that marks a failed query, and
+// downFor is how long it stays: the fleet's backoff.
+const (
+	downMark = "down:"
+	downFor  = time.Second
+)
 
 // unlock releases the lock. A failure is not worth an error for the
 // visitors, who have their books: the lock expires within lockTTL anyway.

@@ -152,7 +152,12 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
+	keep := false // a failed query keeps the lock until it expires: the backoff
+	defer func() {
+		if !keep {
+			s.unlock(ctx, shelf, token)
+		}
+	}()
 
 	// Second look: the holder before us may have filled the shelf and let
 	// go of the lock between our miss and our SET NX.
@@ -161,6 +166,7 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
+		keep = true
 		return nil, err
 	}
 	if s.share(ctx, shelf, books) != nil {
