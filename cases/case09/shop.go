@@ -40,7 +40,8 @@
 //     most 10 s. With the database hung, no two queries of a shelf are
 //     open at once.
 //   - While the database fails, the fleet sends it at most one query a
-//     second per shelf, and stale values keep serving.
+//     second per shelf, and stale values keep serving. With nothing to
+//     serve, it still queries at most once per 0.2 s (case 6's backoff).
 //   - A list the database gave is served even when Redis will not store
 //     it.
 //   - A value's age is Redis's to tell: the instances' clocks may disagree
@@ -144,14 +145,15 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+		s.unlock(ctx, shelf, token)
 		return books, err
 	}
 	books, err := s.db.Top(ctx, shelf)
 	if err != nil {
-		return nil, err
+		return nil, err // the lock is kept until it expires: the fleet's backoff
 	}
+	defer s.unlock(ctx, shelf, token)
 	if err := s.share(ctx, shelf, books); err != nil {
 		return nil, err
 	}

@@ -262,6 +262,21 @@ func ColdBounded(h *harness.H, lock case06.NewShop) check.Verdict {
 	return case06.ColdBounded(h, lock)
 }
 
+var failsFastInfo = check.Info{
+	ID: "fails-fast",
+	Name: "with nothing in Redis and the database failing every query at once, the fleet backs off on its cold " +
+		"path as on its stale one (case 6's scene: at most one query per 0.2 s while 20 readers a second come, " +
+		"each told of the error, and the list within 11 s once the database is back)",
+	Catches: "a cold flight that lets go of its lock as soon as its query fails, so that every cold reader's next " +
+		"flight queries the failing database again (wrong/cold-release-after-failure, the reference until the " +
+		"lab's issue 25)",
+}
+
+// FailsFast plays case 6's fails-fast on case 9's cold path.
+func FailsFast(h *harness.H, lock case06.NewShop) check.Verdict {
+	return case06.FailsFast(h, lock)
+}
+
 var storeRefusedInfo = check.Info{
 	ID: "store-refused",
 	Name: "with nothing in Redis and Redis refusing to store the list, the lock holder's readers still get the list " +

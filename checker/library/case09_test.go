@@ -59,6 +59,7 @@ var _ = register(9,
 	// running rebuild, a rebuild that outlives its lock, and a rebuild that
 	// lands between another instance's look and its lock.
 	entry{dir: "wrong/flag-stuck-after-failure", fails: []string{"retry-after-failure"}},
+	entry{dir: "wrong/cold-release-after-failure", fails: []string{"fails-fast"}},
 	entry{dir: "wrong/one-refresh-flag", fails: []string{"shelves-apart"}, maybe: map[string]string{
 		"explore": "one refresh flag for every shelf of an instance shows only where a stale reader of one shelf comes while another shelf's refresh runs on its instance; 16 of 40 scenes (seeds 1001-1040)",
 	}},

@@ -160,9 +160,15 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
 	books, _, err := s.rebuildLocked(ctx, shelf)
-	return books, err
+	if err != nil {
+		// Kept until it expires, as on the stale path: the fleet's
+		// backoff. Let go now, and each cold reader's next flight would
+		// query the failing database again.
+		return nil, err
+	}
+	s.unlock(ctx, shelf, token)
+	return books, nil
 }
 
 // rebuildLocked reads the source and writes the shelf, under the lock, and

@@ -148,12 +148,12 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
 	books, err := s.rebuildLocked(ctx, shelf)
-	if books != nil {
-		return books, nil // served, stored or not
+	if books == nil {
+		return nil, err // the lock stays to expire: the fleet's backoff
 	}
-	return nil, err
+	s.unlock(ctx, shelf, token)
+	return books, nil // served, stored or not
 }
 
 // rebuildLocked reads the source and writes the shelf, under the lock. When

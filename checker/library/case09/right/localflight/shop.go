@@ -148,7 +148,14 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
+	var books []string
+	defer func() {
+		// A rebuild with nothing to show keeps the lock until it expires,
+		// so that the fleet does not ask a failing source again at once.
+		if books != nil {
+			s.unlock(ctx, shelf, token)
+		}
+	}()
 	books, err := s.rebuildLocked(ctx, shelf)
 	if books != nil {
 		return books, nil // served, stored or not

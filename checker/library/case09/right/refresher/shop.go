@@ -183,11 +183,13 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, token)
 	books, err := s.rebuildLocked(ctx, shelf)
 	if books != nil {
+		s.unlock(ctx, shelf, token)
 		return books, nil // served, stored or not
 	}
+	// Failed: no release. Until the lock expires the fleet waits rather
+	// than query again.
 	return nil, err
 }
 

@@ -152,12 +152,12 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	defer s.unlock(ctx, shelf, l)
 	books, err := s.rebuildLocked(ctx, shelf, l.gen)
-	if books != nil {
-		return books, nil // served, stored or not
+	if books == nil {
+		return nil, err // keep the lock to its expiry: a backoff
 	}
-	return nil, err
+	s.unlock(ctx, shelf, l)
+	return books, nil // served, stored or not
 }
 
 // rebuildLocked reads the source and writes the shelf, under the lock of
