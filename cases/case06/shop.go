@@ -35,6 +35,8 @@
 //   - A database whose queries fail is backed off from: while it fails,
 //     the fleet sends it at most one query per 0.2 s (a rebuild's time),
 //     and once it answers again a visitor gets the list within 11 s.
+//   - A holder that renews its lock (you need not) extends only a lock
+//     that still holds its token, checked and extended in one step.
 //   - Two servers started alike draw different lock tokens: the tokens
 //     check runs two processes at once and compares what each drew, so a
 //     fixed seed or a counter in memory fails; crypto/rand passes.

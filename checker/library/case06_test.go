@@ -1,8 +1,8 @@
 package library
 
 var _ = register(6,
-	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails", "fails-fast"}},
-	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore", "failed-again", "fails-fast"}},
+	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails", "fails-fast", "renew-holder-only"}},
+	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore", "failed-again", "fails-fast"}, skips: []string{"renew-holder-only"}},
 	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "explore"}},
 	entry{dir: "wrong/getthendel", fails: []string{"holder-only"}},
@@ -46,20 +46,22 @@ var _ = register(6,
 	entry{dir: "wrong/release-after-failure", fails: []string{"fails-fast"}},
 	entry{dir: "wrong/retry-nobackoff", fails: []string{"fails-fast"}},
 	entry{dir: "wrong/failure-cached", fails: []string{"fails-fast", "lock-expires"}},
+	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
+	entry{dir: "right/renewchecked"},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
 	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "fails-fast"}, maybe: map[string]string{
 		"explore": "caught in 20 scenes of 40: a run of 16 misses it once in 65,000",
 	}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast", "renew-holder-only"}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}, maybe: map[string]string{
 		"explore": "caught when a visitor of another instance misses the shelf between the early release and the write (1 run in 3 seen)",
 	}},
 	// A dead holder's lock kept alive (hole 2).
 	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires", "fails-fast"}},
-	entry{dir: "wrong/watchdog", fails: []string{"cold-bounded"}},
+	entry{dir: "wrong/watchdog", fails: []string{"cold-bounded", "renew-holder-only"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
 	entry{dir: "wrong/rpushexpire", fails: []string{"ttl", "explore"}},
 	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl", "explore"}, skips: []string{"poll-fails"}},
