@@ -14,7 +14,10 @@
 // wrong entries that other tests import, those written from scratch (whose
 // change to any base would be longer than they are), and every right/
 // entry (another design, not a slip) are packages laid out like a
-// student's case: a New and the methods the case calls. The shipped/ entries are copies of
+// student's case: a New and the methods the case calls. A right entry that
+// is the reference with one addition (a watchdog, say) is a patch too,
+// right/NAME.patch, whose words say what it adds and why that is right.
+// The shipped/ entries are copies of
 // cases/ as the lab ships them; a test keeps them in step.
 //
 // The verdicts are in one place, each case's table (caseNN_test.go); an

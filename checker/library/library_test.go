@@ -92,12 +92,13 @@ type applied struct {
 // applied them.
 var patched map[string]applied
 
-// applyAll applies every entry file (caseNN/wrong/NAME.patch) to its base
+// applyAll applies every entry file (caseNN/wrong/NAME.patch, and
+// caseNN/right/NAME.patch) to its base
 // in the module at root, and writes each entry's files to a folder of its
 // own below dir.
 func applyAll(root, dir string) map[string]applied {
 	out := map[string]applied{}
-	files, _ := filepath.Glob("case*/wrong/*.patch")
+	files, _ := filepath.Glob("case*/*/*.patch")
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.ToSlash(f), ".patch")
 		src := filepath.Join(dir, filepath.FromSlash(name))
