@@ -62,7 +62,7 @@ func Goexits(h *harness.H, newShop shelves.New) check.Verdict {
 	ctxs := make([]context.Context, shelves.Visitors)
 	ends := make([]func(), shelves.Visitors)
 	for i := range ctxs {
-		ctxs[i], ends[i] = explore.NewContext(i, true)
+		ctxs[i], ends[i], _ = explore.NewContext(i, true)
 	}
 	deadline := func() {
 		for _, end := range ends {
@@ -106,7 +106,7 @@ func Goexits(h *harness.H, newShop shelves.New) check.Verdict {
 	}
 	exiting.Store(false)
 	before := db.Queries(catalog.Bestsellers)
-	nctx, nend := explore.NewContext(0, true)
+	nctx, nend, _ := explore.NewContext(0, true)
 	defer nend()
 	next := harness.Visit(h, 1, func(context.Context, int) ([]string, error) { return shop.Top(nctx, catalog.Bestsellers) })
 	if err := h.Settled(func() bool { return true }); err != nil {

@@ -53,7 +53,7 @@ const (
 func FailsFast(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newHungFleet(h, newShop, 2)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer sc.Close()
 	sc.db.Fail(errDatabaseDown)

@@ -100,7 +100,7 @@ func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) 
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk, pkgOf[S]())
+			return Scenario(ctx, w, args, mk, harness.PkgOf[S]())
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{},
 	}

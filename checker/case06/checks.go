@@ -43,7 +43,7 @@ func FleetOnce(h *harness.H, newShop NewShop) check.Verdict {
 	g, gate := holdEvery()
 	f, err := newFleet(h, newShop, instances, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	crowd := f.Burst(perInstance)
@@ -106,7 +106,7 @@ func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	g, gts := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
@@ -125,7 +125,7 @@ func fillGap(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	present, err := f.World.Keys(h.Context())
 	if err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	f.Keep = present // shop-1 is paused, not dead: what it wrote stays as it left it
 	b := f.Visit(1, 1)
@@ -166,7 +166,7 @@ func lateAttempt(h *harness.H, newShop NewShop) check.Verdict {
 	g, gts := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
@@ -215,7 +215,7 @@ func PerInstance(h *harness.H, newShop NewShop) check.Verdict {
 	g, _ := holdEvery()
 	f, err := newFleet(h, newShop, instances, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	f.Burst(perInstance)
@@ -259,7 +259,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 	g, gate := holdEvery()
 	f, err := newFleet(h, newShop, instances, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	first := f.Visit(0, 1)
@@ -315,7 +315,7 @@ func LosersWait(h *harness.H, newShop NewShop) check.Verdict {
 func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	f, err := newFleet(h, newShop, 2, holdDead())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	f.Visit(0, 1)
@@ -362,7 +362,7 @@ func LockExpires(h *harness.H, newShop NewShop) check.Verdict {
 	if f.Reads() == 1 {
 		alive, err := f.World.Keys(h.Context())
 		if err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 		for _, k := range alive {
 			if slices.ContainsFunc(locks, func(l fleet.Key) bool { return l.Name == k.Name }) {
@@ -440,7 +440,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	g, gts := holdNth(1, 2)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
@@ -465,7 +465,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	// Shop-1's lock expires, the shelf's copy in Redis is invalidated, and
 	// shop-2 misses and takes the lock.
 	if err := f.World.DeleteAll(ctx); err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	f.Visit(1, 1)
 	if err := f.Settle(); err != nil {
@@ -475,7 +475,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	for _, l := range locks {
 		val, ok, err := f.World.Get(ctx, l.Name)
 		if err != nil {
-			return worldVerdict(err), false
+			return fleet.Unreachable(err), false
 		}
 		if ok {
 			owned[l.Name] = val
@@ -484,7 +484,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	if len(owned) == 0 { // shop-2 did not take it: another instance does
 		owned[locks[0].Name] = "another-instance-" + strings.ToLower(rand.Text()[:8])
 		if err := f.World.Set(ctx, locks[0].Name, owned[locks[0].Name], 2*time.Second); err != nil {
-			return worldVerdict(err), false
+			return fleet.Unreachable(err), false
 		}
 	}
 
@@ -505,7 +505,7 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	for name, want := range owned {
 		got, ok, err := f.World.Get(ctx, name)
 		if err != nil {
-			return worldVerdict(err), false
+			return fleet.Unreachable(err), false
 		}
 		if got == want {
 			continue
@@ -529,7 +529,7 @@ func lockHeld(h *harness.H, newShop NewShop) (*Fleet, *harness.Gate, check.Verdi
 	g, held := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return nil, nil, worldVerdict(err)
+		return nil, nil, fleet.Unreachable(err)
 	}
 	f.Visit(0, 1)
 	if err := f.Settle(); err != nil {
@@ -600,7 +600,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	g, gate := holdEvery()
 	f, err := newFleet(h, newShop, 3, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	untimedSeen := f.World.WatchTTLs(f.taps)
@@ -610,7 +610,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	during, err := f.World.Keys(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	gate.Open()
 	if err := f.Drive(crowd.Done, patience); err != nil {
@@ -618,7 +618,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	after, err := f.World.Keys(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	for _, u := range untimedSeen() {
 		return check.Failed(u.Key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
@@ -651,7 +651,7 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	for round := range 2 {
 		f, err := newFleet(h, newShop, 3, holdNone())
 		if err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 		for wave := range 2 { // the first wave misses, the second hits
 			crowd := harness.Visit(h, 45, func(ctx context.Context, i int) ([]string, error) {

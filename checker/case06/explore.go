@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -338,16 +337,6 @@ func (w *fworld) readTimes(shelf string) string {
 	return strings.Join(ts, ", ")
 }
 
-// fresult is what a fleet scene found.
-type fresult struct {
-	bad string
-	// restless is set when the fleet did not come to rest within the hang
-	// bound with no goroutine in the shop's code: a loaded machine.
-	restless bool
-	err      error // the checker could not play it (Redis)
-	lines    []string
-}
-
 // lockNames learns the lock key of the bestsellers once per run, and
 // derives the other shelves' by name.
 func lockNames(h *harness.H, newShop NewShop) map[string][]string {
@@ -369,10 +358,10 @@ func lockNames(h *harness.H, newShop NewShop) map[string][]string {
 }
 
 // playFleet plays a scene on a fresh fleet.
-func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]string) fresult {
+func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]string) explore.Played {
 	wd, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
-		return fresult{err: err}
+		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	f := start(h, wd, holdNone(), newShop)
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}, idle: map[string]time.Duration{}}
@@ -402,16 +391,11 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		return books, err
 	})
 	err = f.Drive(crowd.Done, patience)
-	res := fresult{}
-	var st *harness.Stuck
+	res := explore.Played{}
 	switch {
 	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("visitors were still waiting after %v of the shops' clock: %s", patience, crowd.Where())
-	case errors.As(err, &st) && !slices.ContainsFunc(st.Places, func(p string) bool { return !strings.HasPrefix(p, "no goroutine") }):
-		// Not at rest within the hang bound, and none of it in the shop's
-		// code: the machine, not the shop. The scene is played again.
-		res.restless = true
-		w.fail("the fleet never came to rest: %v", err)
+	case errors.As(err, &res.Stuck):
 	case err != nil:
 		w.fail("the visitors never finished: %v", err)
 	}
@@ -447,56 +431,33 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		}
 	}
 	w.mu.Lock()
-	res.bad, res.lines = w.bad, slices.Clone(w.lines)
+	res.Bad, res.Lines = w.bad, slices.Clone(w.lines)
 	w.mu.Unlock()
 	return res
 }
 
+// explorer returns case 6's explorer for an implementation.
+func explorer(newShop NewShop) *explore.Explorer[fscene] {
+	var locks map[string][]string
+	return &explore.Explorer[fscene]{
+		Case: 6, Scenes: exploreScenes6, Unit: "fleet scenes",
+		Draw: drawFleet,
+		Play: func(h *harness.H, sc fscene, _ bool) explore.Played {
+			if locks == nil {
+				locks = lockNames(h, newShop) // once a run: the shop names its keys
+			}
+			return playFleet(h, newShop, sc, locks)
+		},
+		Smaller: fleetCandidates,
+		Size:    func(sc fscene) int { return len(sc.Visitors) },
+		Noun:    "visitors",
+	}
+}
+
 // ExploreFleet plays exploreScenes6 scenes from the check's seed (or one
-// of its own) and fails on the first that breaks an invariant, shrunk.
-func ExploreFleet(h *harness.H, newShop NewShop) check.Verdict {
-	seed := h.Seed()
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	return exploreFleet(h, newShop, seed, exploreScenes6)
-}
-
-func exploreFleet(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
-	locks := lockNames(h, newShop)
-	for i := range n {
-		sc := drawFleet(seed + uint64(i))
-		res := playFleet(h, newShop, sc, locks)
-		for try := 0; res.restless && try < 2; try++ {
-			res = playFleet(h, newShop, sc, locks)
-		}
-		if res.err != nil {
-			return worldVerdict(res.err)
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrinkFleet(h, newShop, sc, res.bad, locks)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
-			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
-			Replay: fmt.Sprintf("go run ./shop check 6 --seed %d", sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run 6 --seed %d --timeline", sc.Seed),
-		}.String())
-	}
-	return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d", n, seed))
-}
-
-// shrinkFleet looks for a smaller scene that still breaks an invariant:
-// fewer visitors, earlier arrivals, cheaper reads, no takeover. It has a
-// time budget, which decides how small the report is, never the verdict.
-func shrinkFleet(h *harness.H, newShop NewShop, sc fscene, bad string, locks map[string][]string) (fscene, string) {
-	return explore.Shrink(sc, bad, fleetCandidates, func(c fscene) string {
-		if r := playFleet(h, newShop, c, locks); r.err == nil && !r.restless {
-			return r.bad
-		}
-		return ""
-	})
-}
+// of its own) and fails on the first that breaks an invariant, shrunk:
+// fewer visitors, earlier arrivals, cheaper reads, no takeover.
+func ExploreFleet(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
 
 func fleetCandidates(sc fscene) []fscene {
 	var out []fscene
@@ -530,44 +491,10 @@ func fleetCandidates(sc fscene) []fscene {
 // exploreStory plays the scene of a seed for `shop run 6 --seed S`.
 func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
 	h := harness.New(ctx, pkg, harness.DefaultBound)
-	locks := lockNames(h, newShop)
-	sc := drawFleet(seed)
-	res := playFleet(h, newShop, sc, locks)
-	if res.err != nil {
-		return res.err
+	sc, res, shrunk := explorer(newShop).Story(h, seed)
+	if res.Err != nil {
+		return res.Err
 	}
-	shrunk := false
-	if res.bad != "" {
-		small, _ := shrinkFleet(h, newShop, sc, res.bad, locks)
-		if again := playFleet(h, newShop, small, locks); again.bad != "" {
-			sc, res, shrunk = small, again, true
-		}
-	}
-	fmt.Fprintf(w, "The explorer's fleet scene %d", seed)
-	if shrunk {
-		fmt.Fprintf(w, ", shrunk to the smallest scene that still breaks an invariant")
-	}
-	fmt.Fprintf(w, ": %s.\n\n", sc)
-	if res.bad != "" {
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	} else {
-		fmt.Fprintf(w, "Every invariant held.\n")
-	}
-	if timeline {
-		fmt.Fprintf(w, "\nWhat happened, on the shops' clock:\n\n")
-		for _, l := range res.lines {
-			fmt.Fprintln(w, l)
-		}
-	}
+	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
 	return nil
-}
-
-// pkgOf returns the import path of the package that defines S (or what S
-// points to), where its goroutines' stacks show the student's lines.
-func pkgOf[S any]() string {
-	t := reflect.TypeFor[S]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath()
 }

@@ -57,7 +57,7 @@ func TestExploreRightFleets(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := exploreFleet(h, r.mk, *fleetSeed, *fleetScenes)
+			v := explorer(r.mk).Run(h, *fleetSeed, *fleetScenes)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
@@ -69,7 +69,7 @@ func TestExploreFailsTheShippedFleet(t *testing.T) {
 		t.Skip("builds fleets")
 	}
 	h := harness.New(context.Background(), "stampede/checker/library/case06/shipped", harness.DefaultBound)
-	v := exploreFleet(h, mkShop(shipped.New), 1, 20)
+	v := explorer(mkShop(shipped.New)).Run(h, 1, 20)
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)

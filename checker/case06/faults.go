@@ -42,7 +42,7 @@ var ErrReadOnly = errors.New("READONLY You can't write against a read only repli
 func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 	f, err := newFleet(h, newShop, 2, holdNone())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	title := catalog.Books(catalog.Bestsellers)[0]
@@ -105,7 +105,7 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	g, held := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	gone, leave := context.WithCancel(context.Background())
@@ -155,7 +155,7 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	ctx := h.Context()
 	keys, err := f.World.Keys(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	held2 := strings.Join(names(keys), ", ")
 	if held2 == "" {
@@ -214,7 +214,7 @@ func RedisDown(h *harness.H, newShop NewShop) check.Verdict {
 	const instances, each = 2, 25
 	f, err := newFleet(h, newShop, instances, holdNone())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	var refused atomic.Int64
@@ -280,7 +280,7 @@ var redisStallsInfo = check.Info{
 func RedisStalls(h *harness.H, newShop NewShop) check.Verdict {
 	f, err := newFleet(h, newShop, 2, holdNone())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	filler := f.Visit(1, 1)
@@ -358,7 +358,7 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	f, err := NewFleet(h, fleet.ServerURL(), newShop, 2, 0, down)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	books := catalog.Books(catalog.Bestsellers)

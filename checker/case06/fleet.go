@@ -213,8 +213,3 @@ func stuckVerdict(err error) check.Verdict {
 	}
 	return check.Failed("", msg)
 }
-
-// worldVerdict fails a check that could not talk to Redis.
-func worldVerdict(err error) check.Verdict {
-	return check.Failed("", "the checker could not use Redis: "+err.Error())
-}

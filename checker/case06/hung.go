@@ -95,7 +95,7 @@ func (sc *hungFleet) settled() error {
 func ColdBounded(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newHungFleet(h, newShop, 2)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer sc.Close()
 	sc.db.Hold()

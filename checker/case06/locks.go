@@ -74,12 +74,12 @@ func shortLock(what string) check.Verdict {
 func lockKeys(f *Fleet, whose string) ([]fleet.Key, check.Verdict) {
 	keys, err := f.World.Keys(f.H.Context())
 	if err != nil {
-		return nil, worldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	if f.locks == nil {
 		locks, err := learnLocks(f)
 		if err != nil {
-			return nil, worldVerdict(err)
+			return nil, fleet.Unreachable(err)
 		}
 		f.locks = locks
 	}

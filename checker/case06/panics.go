@@ -33,7 +33,7 @@ const panicValue = "catalog driver: nil connection in pool"
 func Panics(h *harness.H, newShop NewShop) check.Verdict {
 	f, err := newFleet(h, newShop, 0, holdNone())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer f.Close()
 	// The fleet's database, with a first query that panics: the hook runs
@@ -87,7 +87,7 @@ func Panics(h *harness.H, newShop NewShop) check.Verdict {
 	// Whether the panicking holder let go of its lock is another check's
 	// business: clear whatever it left in Redis.
 	if err := f.World.DeleteAll(h.Context()); err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	next := f.Visit(0, 1)
 	if err := f.Drive(next.Done, patience); err != nil {

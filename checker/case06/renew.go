@@ -34,7 +34,7 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	const margin = 100 * time.Millisecond
 	sc, err := newHungFleet(h, newShop, 2)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer sc.Close()
 	sc.db.Hold()
@@ -54,7 +54,7 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	for i, k := range locks {
 		names[i] = k.Name
 		if err := sc.World.Delete(ctx, k.Name); err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 	}
 	onLock := func(c fleet.Command) bool {
@@ -66,11 +66,11 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	values, err := sc.World.Values(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	ttls, err := sc.World.TTLs(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	lock := names[0]
 	taken, ok := values[lock]
@@ -99,11 +99,11 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	values, err = sc.World.Values(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	ttls, err = sc.World.TTLs(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	now, there := values[lock]
 	switch {

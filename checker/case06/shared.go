@@ -65,9 +65,6 @@ func StuckVerdict(err error) check.Verdict { return stuckVerdict(err) }
 // WaitVerdict fails a check whose visitors did not finish; who says which.
 func WaitVerdict(err error, who string) check.Verdict { return waitVerdict(err, who) }
 
-// WorldVerdict fails a check that could not talk to Redis.
-func WorldVerdict(err error) check.Verdict { return worldVerdict(err) }
-
 // WatchTTLs makes every instance's tap look at Redis after each command
 // that may write, as the ttl check and case 6's explorer do, and returns a
 // function that lists, as lines of story, each key seen there with no time

@@ -56,7 +56,7 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	g, gts := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
-		return nil, worldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	defer f.Close()
 	a := f.Visit(0, 1)
@@ -71,7 +71,7 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	for _, l := range locks {
 		val, ok, err := f.World.Get(ctx, l.Name)
 		if err != nil {
-			return nil, worldVerdict(err)
+			return nil, fleet.Unreachable(err)
 		}
 		if ok && fleet.MadeByShop(f.taps, val) {
 			drawn = append(drawn, val)

@@ -9,7 +9,6 @@ package case07
 import (
 	"context"
 	"io"
-	"reflect"
 	"time"
 
 	"stampede/checker/check"
@@ -68,7 +67,7 @@ func Bind[S Shop](newShop func(*catalog.DB, clock.Clock, func() float64, time.Du
 	}
 	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			h := harness.New(ctx, pkgOf[S](), harness.DefaultBound)
+			h := harness.New(ctx, harness.PkgOf[S](), harness.DefaultBound)
 			return Scenario(h, w, args, mk)
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{
@@ -83,15 +82,4 @@ func Bind[S Shop](newShop func(*catalog.DB, clock.Clock, func() float64, time.Du
 			"explore":    func(h *harness.H) check.Verdict { return Explore(h, mk) },
 		},
 	}
-}
-
-// pkgOf returns the import path of the package that defines S (or what S
-// points to), which is where its goroutines' stacks show the student's
-// lines.
-func pkgOf[S any]() string {
-	t := reflect.TypeFor[S]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath()
 }

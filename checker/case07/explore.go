@@ -1,6 +1,7 @@
 package case07
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -377,89 +378,65 @@ func waits(sc xscene, qs []query, rs []read) string {
 // clockAt says a scene time as seconds since the opening.
 func clockAt(t time.Time) string { return secs(t.Sub(opening)) }
 
+// explorer returns case 7's explorer for an implementation. A scene that
+// breaks an invariant is shrunk to one shelf, no bursts, fewer windows; a
+// smaller scene's reads and draws are not those of the big one, so a step
+// is kept only if it still breaks.
+func explorer(newShop New) *explore.Explorer[xscene] {
+	return &explore.Explorer[xscene]{
+		Case: 7, Scenes: exploreScenes,
+		Each: fmt.Sprintf(", each %d windows of traffic", exploreWindows),
+		Draw: drawScene,
+		Play: func(h *harness.H, sc xscene, _ bool) explore.Played { return playScene(h, newShop, sc).played() },
+		Smaller: func(sc xscene) []xscene {
+			var out []xscene
+			if len(sc.Shelves) > 1 {
+				c := sc
+				c.Shelves, c.Offset = sc.Shelves[:1], 0
+				out = append(out, c)
+			}
+			if sc.Bursts {
+				c := sc
+				c.Bursts = false
+				out = append(out, c)
+			}
+			if sc.Windows > 1 {
+				c := sc
+				c.Windows--
+				out = append(out, c)
+			}
+			return out
+		},
+		// `shop run 7` has a --seed of its own (the story's random source).
+		Watch: "--scene",
+	}
+}
+
+// played is what the explorer's loop reads of a scene's result.
+func (r xresult) played() explore.Played {
+	var st *harness.Stuck
+	switch {
+	case errors.As(r.stuck, &st):
+		return explore.Played{Stuck: st}
+	case r.stuck != nil:
+		return explore.Played{Bad: "the scene could not finish: " + r.stuck.Error()}
+	}
+	return explore.Played{Bad: r.bad}
+}
+
 // Explore plays exploreScenes scenes from the check's seed (or one of its
 // own) and fails on the first that breaks an invariant, shrunk.
-func Explore(h *harness.H, newShop New) check.Verdict {
-	seed := h.Seed()
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	return exploreRun(h, newShop, seed, exploreScenes)
-}
-
-func exploreRun(h *harness.H, newShop New, seed uint64, n int) check.Verdict {
-	for i := range n {
-		sc := drawScene(seed + uint64(i))
-		res := playScene(h, newShop, sc)
-		// A scene is the same every time on the virtual clock, so a shop
-		// that hangs hangs again; a scene that hit the hang bound on a
-		// loaded machine is played again, twice at most.
-		for try := 0; res.stuck != nil && try < 2; try++ {
-			res = playScene(h, newShop, sc)
-		}
-		if res.stuck != nil {
-			return check.Failed(fmt.Sprintf("scene %d of %d could not finish (seed %d)", i+1, n, sc.Seed),
-				fmt.Sprintf("%v. The scene: %s. Replay it with `go run ./shop check 7 --seed %d`", res.stuck, sc, sc.Seed))
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrinkScene(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
-			Bad: bad, Scene: small.String(),
-			Replay: fmt.Sprintf("go run ./shop check 7 --seed %d", sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run 7 --scene %d", sc.Seed),
-		}.String())
-	}
-	return check.Passed(fmt.Sprintf("%d scenes from seed %d, each %d windows of traffic", n, seed, exploreWindows))
-}
-
-// shrinkScene tries smaller scenes that still break an invariant: one
-// shelf, no bursts, fewer windows. A smaller scene's reads and draws are
-// not those of the big one, so a step is kept only if it still breaks.
-func shrinkScene(h *harness.H, newShop New, sc xscene, bad string) (xscene, string) {
-	try := func(c xscene) bool {
-		if r := playScene(h, newShop, c); r.stuck == nil && r.bad != "" {
-			sc, bad = c, r.bad
-			return true
-		}
-		return false
-	}
-	if len(sc.Shelves) > 1 {
-		c := sc
-		c.Shelves, c.Offset = sc.Shelves[:1], 0
-		try(c)
-	}
-	if sc.Bursts {
-		c := sc
-		c.Bursts = false
-		try(c)
-	}
-	for sc.Windows > 1 {
-		c := sc
-		c.Windows--
-		if !try(c) {
-			break
-		}
-	}
-	return sc, bad
-}
+func Explore(h *harness.H, newShop New) check.Verdict { return explorer(newShop).Check(h) }
 
 // exploreStory plays the scene of a seed for `shop run 7 --scene S`
 // (--seed there is the story's random source): the
 // scene, the verdict, and every recompute with where it started in its
 // window and the reads that waited.
 func exploreStory(h *harness.H, w io.Writer, newShop New, seed uint64) error {
-	sc := drawScene(seed)
+	sc, played, shrunk := explorer(newShop).Story(h, seed)
+	// The scene again, for its reads and recomputes: on the virtual clock
+	// a scene plays the same every time.
 	res := playScene(h, newShop, sc)
-	shrunk := false
-	if res.bad != "" && res.stuck == nil {
-		if small, _ := shrinkScene(h, newShop, sc, res.bad); small.Windows != sc.Windows || len(small.Shelves) != len(sc.Shelves) || small.Bursts != sc.Bursts {
-			if again := playScene(h, newShop, small); again.bad != "" {
-				res, shrunk = again, true
-			}
-		}
-	}
 	fmt.Fprintf(w, "The explorer's scene %d", seed)
 	if shrunk {
 		fmt.Fprintf(w, ", shrunk")
@@ -467,14 +444,7 @@ func exploreStory(h *harness.H, w io.Writer, newShop New, seed uint64) error {
 	fmt.Fprintf(w, ": %s.\n", res.sc)
 	fmt.Fprintf(w, "Reads come every %s in the last %d deltas before a list expires, every %s before that.\n\n",
 		secs(res.sc.every()), denseLeads, secs(sparseStep*res.sc.Cost))
-	switch {
-	case res.stuck != nil:
-		fmt.Fprintf(w, "The scene could not finish: %v\n", res.stuck)
-	case res.bad != "":
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	default:
-		fmt.Fprintf(w, "Every invariant held.\n")
-	}
+	fmt.Fprintln(w, played.Verdict())
 	fmt.Fprintf(w, "\n%d reads. The recomputes, on the scene's clock:\n", len(res.rs))
 	for _, s := range res.sc.Shelves {
 		hs := history{ttl: res.sc.TTL}

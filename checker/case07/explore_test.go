@@ -37,10 +37,10 @@ func TestExploreScenesOfTheSolution(t *testing.T) {
 		t.Skip("plays minutes of virtual traffic")
 	}
 	began := time.Now()
-	v := exploreRun(newH(), solutionShop, 1, 20)
+	v := explorer(solutionShop).Run(newH(), 1, 20)
 	assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 	t.Logf("%s in %v", v.Figure, time.Since(began))
-	v = exploreRun(newH(), shippedShop, 1, 5)
+	v = explorer(shippedShop).Run(newH(), 1, 5)
 	assert.False(t, v.Pass)
 	t.Logf("shipped: %s: %s", v.Figure, v.Message)
 }
@@ -80,7 +80,7 @@ func TestExploreRightAnswers(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			began := time.Now()
-			v := exploreRun(newH(), mk, *rightSeed, *rightScenes)
+			v := explorer(mk).Run(newH(), *rightSeed, *rightScenes)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})

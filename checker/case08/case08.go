@@ -112,7 +112,7 @@ func Bind[S Shop](newShop func(*events.DB, *redis.Client, clock.Clock) S) harnes
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, pkgOf[S](), mk)
+			return Scenario(ctx, w, args, harness.PkgOf[S](), mk)
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{},
 	}

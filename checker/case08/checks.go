@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/events"
 )
@@ -76,7 +77,7 @@ func (s *scene) readInWaves(ids []int) ([]harness.Outcome[string], error) {
 func warmed(h *harness.H, newShop NewShop) (*scene, []lifetime, check.Verdict) {
 	s, err := newScene(h, newShop, false)
 	if err != nil {
-		return nil, nil, worldVerdict(err)
+		return nil, nil, fleet.Unreachable(err)
 	}
 	w := s.warm(events.IDs(pages))
 	if err := s.Drive(w.Done, patience); err != nil {
@@ -90,7 +91,7 @@ func warmed(h *harness.H, newShop NewShop) (*scene, []lifetime, check.Verdict) {
 	}
 	r, err := s.world.read(h.Context())
 	if err != nil {
-		return s, nil, worldVerdict(err)
+		return s, nil, fleet.Unreachable(err)
 	}
 	ls := lifetimes(r, s.tap.wrote(), s.world.embedded(), s.start)
 	if len(ls) < pages {
@@ -212,7 +213,7 @@ func spread(ls []lifetime, who string) check.Verdict {
 func RebuildTTL(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, false)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	outs, err := s.readInWaves(events.IDs(rebuilt))
@@ -224,7 +225,7 @@ func RebuildTTL(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	r, err := s.world.read(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	ls := lifetimes(r, s.tap.wrote(), s.world.embedded(), s.start)
 	if len(ls) < rebuilt {
@@ -265,7 +266,7 @@ func coldIDs(n, per int) []int {
 func coldStart(h *harness.H, newShop NewShop) (c cold) {
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		c.fail = worldVerdict(err)
+		c.fail = fleet.Unreachable(err)
 		return c
 	}
 	defer s.Close()
@@ -415,7 +416,7 @@ func Budget(h *harness.H, newShop NewShop) check.Verdict {
 	const n, per = 40, 2
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	readers := s.read(coldIDs(n, per))
@@ -471,7 +472,7 @@ func Budget(h *harness.H, newShop NewShop) check.Verdict {
 func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, false)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	w := s.warm(events.IDs(200))
@@ -480,7 +481,7 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "the readers during the warm-up were")
 	}
 	if err := s.world.DeleteAll(h.Context()); err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	after := s.read(coldIDs(150, 3))
 	if err := s.Drive(after.Done, patience); err != nil {

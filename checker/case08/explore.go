@@ -692,7 +692,7 @@ func (x *xworld) drive(done func() bool, evs []xevent) error {
 		}
 		if !ok {
 			if x.s.world.embedded() || grace >= 5 {
-				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: []string{x.s.h.Blocked()}}
+				return blockedStuck(x.s.h, harness.Deadlocked, "waiting for something that never comes")
 			}
 			grace++
 			time.Sleep(20 * time.Millisecond)
@@ -727,16 +727,8 @@ func (x *xworld) rest() error {
 	}
 }
 
-// xresult is what a scene found.
-type xresult struct {
-	bad      string
-	restless bool  // the shop never came to rest, with none of it in the shop's code: the machine
-	err      error // the checker could not play it (Redis)
-	lines    []string
-}
-
 // playScene plays a scene on a fresh shop and Redis.
-func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
+func playScene(h *harness.H, newShop NewShop, sc xscene) explore.Played {
 	x := &xworld{sc: sc, byPage: map[string]int{}, failures: map[error]int{}, removed: map[int][]time.Duration{},
 		keys: map[int]string{}, held: map[int]bool{}, slowDone: map[int]bool{}, hit: map[int]bool{}, noted: map[int]bool{},
 		back: map[int]time.Duration{}, ctxErr: map[int]error{}, missedAt: map[int]time.Duration{}, checked: map[string]span{}}
@@ -744,26 +736,22 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 		x.byPage[events.PageOf(p)] = p
 	}
 	for i, rd := range sc.Readers {
-		ctx, end := explore.NewContext(i, rd.Deadline)
+		ctx, end, _ := explore.NewContext(i, rd.Deadline)
 		x.ctxs, x.ends = append(x.ctxs, ctx), append(x.ends, end)
 	}
 	s, err := newExploreScene(h, newShop, x)
 	if err != nil {
-		return xresult{err: err}
+		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	defer s.Close()
-	res := xresult{}
+	res := explore.Played{}
 	settle := func(err error, who string) bool {
-		var st *harness.Stuck
 		switch {
 		case err == nil:
 			return true
 		case errors.Is(err, errNoBound):
 			x.fail("%s still waiting after %v of the shop's clock", who, patience)
-		case errors.As(err, &st) && (!slices.ContainsFunc(st.Places, inShop) ||
-			st.Cause == harness.Running && !st.Looping):
-			res.restless = true
-			x.fail("the shop never came to rest: %v", err)
+		case errors.As(err, &res.Stuck):
 		default:
 			x.fail("%s never finished: %v", who, err)
 		}
@@ -810,18 +798,10 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) xresult {
 	return x.result(res)
 }
 
-// inShop reports whether a place where the scene was stuck is in the
-// shop's own lines. A scene that never came to rest with nothing of it in
-// the shop's code, or with nothing of the shop's running (its readers only
-// waiting, as they may), met a loaded machine, and is played again.
-func inShop(place string) bool {
-	return place != "" && !strings.HasPrefix(place, "no goroutine") && !strings.Contains(place, "the checker's own code")
-}
-
-func (x *xworld) result(res xresult) xresult {
+func (x *xworld) result(res explore.Played) explore.Played {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	res.bad, res.lines = x.bad, slices.Clone(x.lines)
+	res.Bad, res.Lines = x.bad, slices.Clone(x.lines)
 	return res
 }
 
@@ -911,51 +891,23 @@ func (x *xworld) wrongError(i int, err, own error, waited time.Duration) string 
 		"and its context did not end", i+1, rd.Page, err, rd.Page)
 }
 
+// explorer returns case 8's explorer for an implementation. A scene that
+// breaks an invariant is shrunk: fewer readers, warmed pages, losses and
+// failures, no held commands, readers who stay, cheaper queries.
+func explorer(newShop NewShop) *explore.Explorer[xscene] {
+	return &explore.Explorer[xscene]{
+		Case: 8, Scenes: exploreScenes,
+		Draw:    drawScene,
+		Play:    func(h *harness.H, sc xscene, _ bool) explore.Played { return playScene(h, newShop, sc) },
+		Smaller: candidates,
+		Size:    func(sc xscene) int { return len(sc.Readers) },
+		Noun:    "readers",
+	}
+}
+
 // Explore plays exploreScenes scenes from the check's seed (or one of its
 // own) and fails on the first that breaks an invariant, shrunk.
-func Explore(h *harness.H, newShop NewShop) check.Verdict {
-	seed := h.Seed()
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	return exploreRun(h, newShop, seed, exploreScenes)
-}
-
-func exploreRun(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
-	for i := range n {
-		sc := drawScene(seed + uint64(i))
-		res := playScene(h, newShop, sc)
-		for try := 0; res.restless && try < 2; try++ {
-			res = playScene(h, newShop, sc)
-		}
-		if res.err != nil {
-			return worldVerdict(res.err)
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrinkScene(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
-			Bad: bad, Scene: small.String(), Kept: len(small.Readers), From: len(sc.Readers), Noun: "readers",
-			Replay: fmt.Sprintf("go run ./shop check 8 --seed %d", sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run 8 --seed %d --timeline", sc.Seed),
-		}.String())
-	}
-	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
-}
-
-// shrinkScene looks for a smaller scene that still breaks an invariant:
-// fewer readers, warmed pages, losses and failures, no held commands,
-// readers who stay, cheaper queries. It has a time budget, which decides
-// how small the report is, never the verdict.
-func shrinkScene(h *harness.H, newShop NewShop, sc xscene, bad string) (xscene, string) {
-	return explore.Shrink(sc, bad, candidates, func(c xscene) string {
-		if r := playScene(h, newShop, c); r.err == nil && !r.restless {
-			return r.bad
-		}
-		return ""
-	})
-}
+func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
 
 func candidates(sc xscene) []xscene {
 	var out []xscene
@@ -1009,17 +961,9 @@ func candidates(sc xscene) []xscene {
 // the verdict, and with timeline every event on the shop's clock.
 func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
 	h := harness.New(ctx, pkg, harness.DefaultBound)
-	sc := drawScene(seed)
-	res := playScene(h, newShop, sc)
-	if res.err != nil {
-		return &harness.FlagError{Err: res.err}
-	}
-	shrunk := false
-	if res.bad != "" {
-		small, _ := shrinkScene(h, newShop, sc, res.bad)
-		if again := playScene(h, newShop, small); again.bad != "" {
-			sc, res, shrunk = small, again, true
-		}
+	sc, res, shrunk := explorer(newShop).Story(h, seed)
+	if res.Err != nil {
+		return &harness.FlagError{Err: res.Err}
 	}
 	fmt.Fprintf(w, "The explorer's scene %d", seed)
 	if shrunk {
@@ -1029,15 +973,10 @@ func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string,
 	for _, part := range strings.Split(sc.String(), "; ") {
 		fmt.Fprintf(w, "  %s\n", part)
 	}
-	fmt.Fprintln(w)
-	if res.bad != "" {
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	} else {
-		fmt.Fprintf(w, "Every invariant held.\n")
-	}
+	fmt.Fprintf(w, "\n%s\n", res.Verdict())
 	if timeline {
 		fmt.Fprintf(w, "\nWhat happened, on the shop's clock from the readers' start:\n\n")
-		for _, l := range res.lines {
+		for _, l := range res.Lines {
 			fmt.Fprintln(w, l)
 		}
 	} else {

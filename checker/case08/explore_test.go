@@ -55,7 +55,7 @@ func TestExploreRight(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := exploreRun(h, r.mk, *exploreSeed, *exploreN)
+			v := explorer(r.mk).Run(h, *exploreSeed, *exploreN)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
@@ -69,7 +69,7 @@ func TestExploreFailsShipped(t *testing.T) {
 		t.Skip("builds shops")
 	}
 	h := harness.New(context.Background(), "stampede/checker/library/case08/shipped", harness.DefaultBound)
-	v := exploreRun(h, mkShop(shipped.New), 1, 8)
+	v := explorer(mkShop(shipped.New)).Run(h, 1, 8)
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)

@@ -118,7 +118,7 @@ func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	s, err := newSceneWith(h, newShop, false, hook, nil)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	defer close(stop)
@@ -235,7 +235,7 @@ func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 	}}
 	s, err := newSceneOn(h, newShop, t, false, nil)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	ids := coldIDs(refusedPages, perPage)

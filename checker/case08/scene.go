@@ -149,10 +149,18 @@ func (s *scene) rest() error {
 			seen, deadline = n, now.Add(s.h.Bound())
 		}
 		if now.After(deadline) || now.After(last) {
-			return &harness.Stuck{Cause: harness.Running, Why: fmt.Sprintf("still running after %v", s.h.Bound()), Places: []string{s.h.Blocked()}}
+			return blockedStuck(s.h, harness.Running, fmt.Sprintf("still running after %v", s.h.Bound()))
 		}
 		time.Sleep(50 * time.Microsecond)
 	}
+}
+
+// blockedStuck is the harness's Stuck of the process as it is now, its
+// places the readers waiting in the shop's own lines.
+func blockedStuck(h *harness.H, cause harness.Cause, why string) *harness.Stuck {
+	st := h.Stuck(cause, why)
+	st.Places = []string{h.Blocked()}
+	return st
 }
 
 // errNoBound is what Drive returns when readers still wait after its limit.
@@ -178,7 +186,7 @@ func (s *scene) Drive(done func() bool, limit time.Duration) error {
 		next, ok := s.clk.Next()
 		if !ok {
 			if s.world.embedded() || grace >= 5 {
-				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: []string{s.h.Blocked()}}
+				return blockedStuck(s.h, harness.Deadlocked, "waiting for something that never comes")
 			}
 			// On a real server an answer can be on its way in the kernel
 			// with its reader not yet woken: look again, a few times.
@@ -246,11 +254,6 @@ func stuckVerdict(err error) check.Verdict {
 			"time.After or context.WithTimeout: the checker moves that clock by hand)"
 	}
 	return check.Failed("", msg)
-}
-
-// worldVerdict fails a check that could not talk to Redis.
-func worldVerdict(err error) check.Verdict {
-	return check.Failed("", "the checker could not use Redis: "+err.Error())
 }
 
 // count says "1 query" or "3 queries".

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -341,14 +340,3 @@ func chart(w io.Writer, wave []time.Duration) {
 
 func secs1(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 func secs2(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
-
-// pkgOf returns the import path of the package that defines S (or what S
-// points to), which is where its goroutines' stacks show the student's
-// lines.
-func pkgOf[S any]() string {
-	t := reflect.TypeFor[S]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath()
-}

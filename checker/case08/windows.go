@@ -65,7 +65,7 @@ func afterFailures(h *harness.H, newShop NewShop, ids []int, held bool) (c faile
 	}
 	s, err := newSceneWith(h, newShop, true, hook, nil)
 	if err != nil {
-		c.fail = worldVerdict(err)
+		c.fail = fleet.Unreachable(err)
 		return c
 	}
 	defer s.Close()
@@ -159,7 +159,7 @@ func SlotsAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 func StarterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	full := s.read(events.IDs(pool))
@@ -171,7 +171,7 @@ func StarterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	ctxs := make([]context.Context, len(pages))
 	for i := range pages {
 		var end func()
-		ctxs[i], end = explore.NewContext(i, i == 1) // a cancel, then a deadline
+		ctxs[i], end, _ = explore.NewContext(i, i == 1) // a cancel, then a deadline
 		ends = append(ends, end)
 	}
 	defer func() {
@@ -230,7 +230,7 @@ func Outage(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	s, err := newSceneWith(h, newShop, false, hook, nil)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	ids := coldIDs(n, per)
@@ -287,7 +287,7 @@ func SlowWrite(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	s, err := newSceneWith(h, newShop, false, nil, stage)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	defer letGo()
@@ -359,7 +359,7 @@ const (
 func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, false)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	ids := events.IDs(hitPages)
@@ -372,7 +372,7 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	before, err := s.world.read(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	warmWrites := s.tap.wrote()
 	moved := time.Duration(0)
@@ -395,7 +395,7 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	after, err := s.world.read(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	var longer []string
 	n := 0
@@ -459,7 +459,7 @@ func LateReader(h *harness.H, newShop NewShop) check.Verdict {
 	late := min(lateBy, budget/4)
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	ids := []int{1}
@@ -498,7 +498,7 @@ func LateReader(h *harness.H, newShop NewShop) check.Verdict {
 func learnBudget(h *harness.H, newShop NewShop) (time.Duration, check.Verdict) {
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		return 0, worldVerdict(err)
+		return 0, fleet.Unreachable(err)
 	}
 	defer s.Close()
 	r := s.read([]int{1})

@@ -13,7 +13,6 @@ package case09
 import (
 	"context"
 	"io"
-	"reflect"
 
 	"github.com/redis/go-redis/v9"
 
@@ -131,7 +130,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 			// The story settles its fleet some four hundred times: on a
 			// loaded machine one of them can take longer than a check's
 			// hang bound, and a story that stops there tells nothing.
-			h := harness.New(ctx, pkgOf[S](), storyBound)
+			h := harness.New(ctx, harness.PkgOf[S](), storyBound)
 			return Scenario(h, w, args, mk)
 		},
 		Checks: checks,
@@ -141,13 +140,3 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 // storyBound is how long the story waits for its fleet to settle, once,
 // before it calls the code stuck.
 const storyBound = 4 * harness.DefaultBound
-
-// pkgOf returns the import path of the package that defines S (or what S
-// points to), where its goroutines' stacks show the student's lines.
-func pkgOf[S any]() string {
-	t := reflect.TypeFor[S]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath()
-}

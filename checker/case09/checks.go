@@ -349,7 +349,7 @@ func Detached(h *harness.H, newShop NewShop) check.Verdict {
 func coldDetached(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newScene(h, newShop, 1)
 	if err != nil {
-		return case06.WorldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer sc.Close()
 	sc.db.Hold()
@@ -473,7 +473,7 @@ func firstErr(outs []harness.Outcome[[]string]) error {
 func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	sc, err := newScene(h, newShop, 3)
 	if err != nil {
-		return case06.WorldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer sc.Close()
 	list := []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks}
@@ -537,7 +537,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop, cold case06.NewShop) check.V
 	defer sc.Close()
 	before, err := sc.World.TTLs(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	var kept time.Duration // the longest time to live the fill gave, less the time to the refresh
 	for _, ttl := range before {
@@ -559,7 +559,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop, cold case06.NewShop) check.V
 	}
 	ttls, err := sc.World.TTLs(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	var longest time.Duration
 	refreshed := false // a key of the fill written again, and Redis took it

@@ -326,7 +326,6 @@ type erecord struct {
 	arrived, left       time.Duration
 	arriveSeq, leaveSeq int // leaveSeq 0 while inside
 	endedSeq            int // when the scene ended its context, 0 if not
-	ctx                 *vctx
 }
 
 // edelete is one delete as it happened.
@@ -464,7 +463,7 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 	case ctx.Err() != nil:
 		rd.failed = true
 		err = ctx.Err()
-		if v, ok := ctx.Value(vkey{}).(int); ok && w.leftWithList(v) {
+		if v := explore.VisitorOf(ctx); v >= 0 && w.leftWithList(v) {
 			w.failLocked("read %d of %s, begun at %s, ran on visitor %d's context, which ended when the visitor left with the "+
 				"list; the read was lost with it, and the list stays stale. Start the rebuild on context.WithoutCancel(ctx)",
 				k+1, shelf, at(rd.start), v+1)
@@ -489,16 +488,8 @@ func (w *eworld) leftWithList(v int) bool {
 	return r.leaveSeq != 0 && r.endedSeq == 0
 }
 
-// eresult is what a scene found.
-type eresult struct {
-	bad      string
-	restless bool  // the fleet did not come to rest, with nothing in the shop's code: a loaded machine
-	err      error // the checker could not play it (Redis)
-	lines    []string
-}
-
 // playScene plays a scene on a fresh fleet.
-func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
+func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 	var shops []Shop
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
 		s := newShop(db, rdb, clk)
@@ -508,7 +499,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 	w := &eworld{sc: sc, visits: make([]erecord, len(sc.Visitors))}
 	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, sc.Shops, 0, w.hook)
 	if err != nil {
-		return eresult{err: err}
+		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	w.f = f
 	defer f.Close()
@@ -524,9 +515,9 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		if err := clk.Sleep(hctx, v.At); err != nil {
 			return nil, err
 		}
-		ctx := newVctx(i, v.Deadline)
+		ctx, end, cancel := explore.NewContext(i, v.Deadline)
 		w.mu.Lock()
-		w.visits[i].arrived, w.visits[i].arriveSeq, w.visits[i].ctx = w.now(), w.next(), ctx
+		w.visits[i].arrived, w.visits[i].arriveSeq = w.now(), w.next()
 		w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d asks shop-%d for %s", at(w.now()), i+1, v.Shop+1, v.Shelf))
 		w.mu.Unlock()
 		if v.End > 0 {
@@ -541,7 +532,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 						map[bool]string{true: "deadline", false: "cancelled"}[v.Deadline]))
 				}
 				w.mu.Unlock()
-				ctx.end(v.Deadline)
+				end()
 			}()
 		}
 		books, err := shops[v.Shop].Top(ctx, v.Shelf)
@@ -557,7 +548,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		}
 		w.mu.Unlock()
 		// The request is over: its context ends, as a server's does.
-		ctx.end(false)
+		cancel()
 		return books, err
 	})
 	dels := f.VisitWith(len(sc.Deletes), func(hctx context.Context, i int) ([]string, error) {
@@ -586,14 +577,11 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		last = max(last, d.At)
 	}
 	err = f.Drive(func() bool { return crowd.Done() && dels.Done() }, last+case06.Patience)
-	res := eresult{}
-	var st *harness.Stuck
+	res := explore.Played{}
 	switch {
 	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("%v after the last visitor or delete came, %s", case06.Patience, stillInside(crowd, dels, f))
-	case errors.As(err, &st) && restless(st):
-		res.restless = true
-		w.fail("the fleet never came to rest: %v", err)
+	case errors.As(err, &res.Stuck):
 	case err != nil:
 		w.fail("the visitors never finished: %v", err)
 	}
@@ -614,23 +602,9 @@ func playScene(h *harness.H, newShop NewShop, sc escene) eresult {
 		}
 	}
 	w.mu.Lock()
-	res.bad, res.lines = w.bad, slices.Clone(w.lines)
+	res.Bad, res.Lines = w.bad, slices.Clone(w.lines)
 	w.mu.Unlock()
 	return res
-}
-
-// restless reports whether st says the machine, not the shop, kept the
-// fleet from rest: no goroutine in the shop's code at all, or the hang
-// bound ran out with nothing of the shop's running and every visitor in
-// the checker's own code (a loaded machine's scheduler had not reached
-// them: seen at a load of 20, 20 visitors parked at their arrival).
-func restless(st *harness.Stuck) bool {
-	other := func(p string) bool { return !strings.HasPrefix(p, "no goroutine") }
-	if !slices.ContainsFunc(st.Places, other) {
-		return true
-	}
-	shops := func(p string) bool { return !strings.Contains(p, "the checker's own code") }
-	return st.Cause == harness.Running && !st.Looping && !slices.ContainsFunc(st.Places, shops)
 }
 
 // judge holds every visitor to rules 1, 2, 3, 5 and 6.
@@ -781,71 +755,23 @@ func (w *eworld) judgeErr(i int, who string, err error) {
 		"error it may get is \"try again\" (a *TryAgain with RetryAfter)", who, err, v.Shelf)
 }
 
+// explorer returns case 9's explorer for an implementation. A scene that
+// breaks a rule is shrunk: fewer visitors, no delete, no outage, cheaper
+// reads, contexts that do not end.
+func explorer(newShop NewShop) *explore.Explorer[escene] {
+	return &explore.Explorer[escene]{
+		Case: 9, Scenes: exploreScenes, Unit: "fleet scenes",
+		Draw:    drawScene,
+		Play:    func(h *harness.H, sc escene, _ bool) explore.Played { return playScene(h, newShop, sc) },
+		Smaller: candidates,
+		Size:    func(sc escene) int { return len(sc.Visitors) },
+		Noun:    "visitors",
+	}
+}
+
 // Explore plays exploreScenes scenes from the check's seed (or one of its
 // own) and fails on the first that breaks a rule, shrunk.
-func Explore(h *harness.H, newShop NewShop) check.Verdict {
-	seed := h.Seed()
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	return exploreScenesFrom(h, newShop, seed, exploreScenes)
-}
-
-func exploreScenesFrom(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
-	busy := 0
-	for i := range n {
-		sc := drawScene(seed + uint64(i))
-		res := playScene(h, newShop, sc)
-		for try := 0; res.restless && try < 2; try++ {
-			res = playScene(h, newShop, sc)
-		}
-		if res.err != nil {
-			return case06.WorldVerdict(res.err)
-		}
-		if res.restless {
-			// Three plays never came to rest with nothing running in the
-			// shop's code: the machine was too busy to tell. No verdict
-			// on this scene either way.
-			busy++
-			continue
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrink(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
-			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
-			Replay: fmt.Sprintf("go run ./shop check 9 --seed %d", sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run 9 --seed %d --timeline", sc.Seed),
-		}.String())
-	}
-	if busy*2 > n {
-		// A machine too busy for one scene in three plays is rare; for
-		// most of them, it is the shop that never rests (a loop of its
-		// own, caught running on another processor, leaves no trace).
-		return check.Failed(fmt.Sprintf("%d of %d fleet scenes never came to rest (seed %d)", busy, n, seed),
-			"the fleet never came to rest, in three plays each, in most scenes: look for a goroutine of the shop that never "+
-				"stops running (a loop that polls without sleeping on the clock New is given)")
-	}
-	if busy > 0 {
-		return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d (%d skipped: the machine was too busy for the fleet to come to rest)",
-			n-busy, seed, busy))
-	}
-	return check.Passed(fmt.Sprintf("%d fleet scenes from seed %d", n, seed))
-}
-
-// shrink looks for a smaller scene that still breaks a rule: fewer
-// visitors, no delete, no outage, cheaper reads, contexts that do not end.
-// It has a time budget, which decides how small the report is, never the
-// verdict.
-func shrink(h *harness.H, newShop NewShop, sc escene, bad string) (escene, string) {
-	return explore.Shrink(sc, bad, candidates, func(c escene) string {
-		if r := playScene(h, newShop, c); r.err == nil && !r.restless {
-			return r.bad
-		}
-		return ""
-	})
-}
+func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
 
 func candidates(sc escene) []escene {
 	var out []escene
@@ -880,90 +806,12 @@ func candidates(sc escene) []escene {
 
 // exploreStory plays the scene of a seed for `shop run 9 --seed S`.
 func exploreStory(h *harness.H, w io.Writer, newShop NewShop, seed uint64, timeline bool) error {
-	sc := drawScene(seed)
-	res := playScene(h, newShop, sc)
-	if res.err != nil {
-		return res.err
+	sc, res, shrunk := explorer(newShop).Story(h, seed)
+	if res.Err != nil {
+		return res.Err
 	}
-	shrunk := false
-	if res.bad != "" {
-		small, _ := shrink(h, newShop, sc, res.bad)
-		if again := playScene(h, newShop, small); again.bad != "" {
-			sc, res, shrunk = small, again, true
-		}
-	}
-	fmt.Fprintf(w, "The explorer's scene %d", seed)
-	if shrunk {
-		fmt.Fprintf(w, ", shrunk to the smallest scene that still breaks a rule")
-	}
-	fmt.Fprintf(w, ": %s.\n\n", sc)
-	if res.bad != "" {
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	} else {
-		fmt.Fprintf(w, "Every rule held.\n")
-	}
-	if timeline {
-		fmt.Fprintf(w, "\nWhat happened, on the shops' clock:\n\n")
-		for _, l := range res.lines {
-			fmt.Fprintln(w, l)
-		}
-	}
+	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
 	return nil
-}
-
-// vkey is the key under which a visitor's context answers its number, so
-// that the explorer can tell whose context a read runs on.
-type vkey struct{}
-
-// vctx is a visitor's context: it ends when the scene says, on the shops'
-// clock, with context.Canceled or context.DeadlineExceeded (a real
-// deadline would end on the wall clock, which no scene can schedule). A
-// visitor with a deadline reports one an hour of real time away: a shop
-// may hand it on, but nothing ends early on its account.
-type vctx struct {
-	id       int
-	deadline time.Time
-	mu       sync.Mutex
-	done     chan struct{}
-	err      error
-}
-
-func newVctx(id int, deadline bool) *vctx {
-	c := &vctx{id: id, done: make(chan struct{})}
-	if deadline {
-		c.deadline = time.Now().Add(time.Hour)
-	}
-	return c
-}
-
-func (c *vctx) Deadline() (time.Time, bool) { return c.deadline, !c.deadline.IsZero() }
-func (c *vctx) Done() <-chan struct{}       { return c.done }
-
-func (c *vctx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-func (c *vctx) Value(key any) any {
-	if key == (vkey{}) {
-		return c.id
-	}
-	return nil
-}
-
-// end ends the context once, with DeadlineExceeded if dead.
-func (c *vctx) end(dead bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		return
-	}
-	c.err = context.Canceled
-	if dead {
-		c.err = context.DeadlineExceeded
-	}
-	close(c.done)
 }
 
 // stillInside says who had not returned when a scene's drive ran out:

@@ -62,7 +62,7 @@ func TestExploreRight(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := exploreScenesFrom(h, r.mk, *exploreSeed, *exploreN)
+			v := explorer(r.mk).Run(h, *exploreSeed, *exploreN)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
@@ -81,7 +81,7 @@ func TestNoReadOutlivesItsScene(t *testing.T) {
 		t.Skip("builds fleets")
 	}
 	h := harness.New(context.Background(), "stampede/solutions/case09", harness.DefaultBound)
-	v := exploreScenesFrom(h, mk(solution.New), 1, 20)
+	v := explorer(mk(solution.New)).Run(h, 1, 20)
 	require.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 	// A read let go returns at once; give it time to, generously.
 	var asleep int
@@ -101,7 +101,7 @@ func TestExploreFailsTheShipped(t *testing.T) {
 		t.Skip("builds fleets")
 	}
 	h := harness.New(context.Background(), "stampede/checker/library/case09/shipped", harness.DefaultBound)
-	v := exploreScenesFrom(h, mk(shipped.New), 1, 8)
+	v := explorer(mk(shipped.New)).Run(h, 1, 8)
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)

@@ -135,7 +135,7 @@ func (sc *scene) fill() check.Verdict {
 func filledScene(h *harness.H, newShop NewShop, n int) (*scene, check.Verdict) {
 	sc, err := newScene(h, newShop, n)
 	if err != nil {
-		return nil, case06.WorldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	if v := sc.fill(); !v.Pass {
 		sc.Close()

@@ -6,6 +6,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 )
 
@@ -122,7 +123,7 @@ func skewedStale(h *harness.H, newShop NewShop) check.Verdict {
 func skewedScene(h *harness.H, newShop NewShop, offsets ...time.Duration) (*scene, check.Verdict) {
 	sc, err := newSceneSkewed(h, newShop, offsets)
 	if err != nil {
-		return nil, case06.WorldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	if v := sc.fill(); !v.Pass {
 		sc.Close()

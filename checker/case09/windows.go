@@ -203,7 +203,7 @@ func DeleteKeepsLock(h *harness.H, newShop NewShop) check.Verdict {
 		}
 		values, err := sc.World.Values(ctx)
 		if err != nil {
-			return case06.WorldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 		for k, v := range values {
 			if !strings.Contains(v, gone) {
@@ -277,7 +277,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	ctx := h.Context()
 	sc, err := newScene(h, newShop, 2)
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	defer sc.Close()
 	if v := sc.fill(); !v.Pass {
@@ -322,11 +322,11 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	}
 	before, err := sc.World.Values(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	lives, err := sc.World.TTLs(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	if k == 0 {
 		err = sc.World.Advance(ctx, late-stale, nil)
@@ -334,7 +334,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 		err = sc.World.DeleteAll(ctx)
 	}
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	sc.db.Hold() // the taker's rebuild waits at a gate of its own
 	b := sc.visit(taker, 1)
@@ -343,7 +343,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	}
 	took, err := sc.World.Values(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	// The keys the taker wrote since shop-1 was held (its lock): new ones,
 	// changed ones, and ones that would have expired meanwhile (a lock
@@ -366,7 +366,7 @@ func refreshTakeover(h *harness.H, newShop NewShop, k, taker int) (check.Verdict
 	}
 	now, err := sc.World.Values(ctx)
 	if err != nil {
-		return case06.WorldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	who := fmt.Sprintf("shop-%d", taker+1)
 	figure := "taken over while shop-1's query ran"

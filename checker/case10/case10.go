@@ -88,7 +88,7 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harne
 	}
 	bound := harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk, pkgOf[S]())
+			return Scenario(ctx, w, args, mk, harness.PkgOf[S]())
 		},
 		Checks: map[string]func(*harness.H) check.Verdict{},
 	}

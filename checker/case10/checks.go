@@ -41,7 +41,7 @@ const (
 func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	warm := s.Read(2)
@@ -95,7 +95,7 @@ func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
 func DeleteNotSet(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	warm := s.Read(2)
@@ -165,7 +165,7 @@ func StaleSet(h *harness.H, newShop NewShop) check.Verdict {
 func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
 	if err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	defer s.Close()
 	r := s.Read(0)
@@ -177,7 +177,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 	}
 	// Shop-1 is slow, not dead: its lease must not age while it is held.
 	if err := s.KeepAlive(); err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	since := len(s.taps[0].Log())
 	stop := s.taps[0].Hold(fleet.Nth(k))
@@ -227,7 +227,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 3, holdCalls(1, 2), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	r1 := s.Read(0)
@@ -261,7 +261,7 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 	if heldR2 {
 		// Shop-3 is slow, not dead: its lease must not age while shop-1 goes on.
 		if err := s.KeepAlive(); err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 	}
 	s.reads.Gate(1).Open()
@@ -299,7 +299,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 	reads := holdEvery()
 	s, err := newScene(h, newShop, 3, reads, holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	first := s.Read(0)
@@ -310,7 +310,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
 	}
 	if err := s.KeepAlive(); err != nil { // the filler is slow, not dead
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	var others []*harness.Crowd[int]
 	for i := range s.shops {
@@ -351,7 +351,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 func deadFiller(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	s.Read(0)
@@ -389,7 +389,7 @@ func deadFiller(h *harness.H, newShop NewShop) check.Verdict {
 func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	untimedSeen := s.World.WatchTTLs(s.taps)
@@ -399,7 +399,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	warmKeys, err := s.World.Keys(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	w := s.Write(0, newPrice)
 	if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
@@ -414,7 +414,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 	during := s.Cached()
 	keys, err := s.World.Keys(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	for _, u := range untimedSeen() {
 		return check.Failed(u.Key+" with no time to live", fmt.Sprintf("shop-%d sent %q, and right after it %s had no "+
@@ -459,7 +459,7 @@ func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	books := catalog.Priced()[:3]
 	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	for wave := range 2 {

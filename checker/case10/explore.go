@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -417,8 +416,9 @@ type xworld struct {
 	visits  []*xvisit
 	lines   []string
 	bad     string
-	// restless is set when the process did not come to rest in a probe.
-	restless bool
+	// stuck is set when the process did not come to rest, in the scene
+	// or in a probe after it; the explorer's loop decides whose it is.
+	stuck *harness.Stuck
 }
 
 // now is the scene's time.
@@ -533,21 +533,11 @@ func (w *xworld) version(book string, price int, first catalog.Row) (int64, bool
 	return 0, false
 }
 
-// xresult is what a scene found.
-type xresult struct {
-	bad string
-	// restless is set when the fleet did not come to rest within the hang
-	// bound with no goroutine in the shop's code: a loaded machine.
-	restless bool
-	err      error // the checker could not play it (Redis)
-	lines    []string
-}
-
 // playScene10 plays a scene on a fresh fleet.
-func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
+func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Played {
 	wd, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
-		return xresult{err: err}
+		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	w := &xworld{sc: sc, story: story, counts: map[string]int{}}
 	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true}, reads: holdCalls(), commits: holdCalls(), newShop: newShop}
@@ -570,7 +560,7 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 				break
 			}
 			if _, err := s.db.SetPrice(h.Context(), b, row.Price); err != nil {
-				return xresult{err: err}
+				return explore.Played{Err: fleet.Unusable(err)}
 			}
 		}
 	}
@@ -606,7 +596,7 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 	started.Add(len(sc.Visitors))
 	crowd := harness.Visit(h, len(sc.Visitors), func(_ context.Context, i int) (int, error) {
 		v, rec := sc.Visitors[i], w.visits[i]
-		ctx, end := explore.NewContext(i, v.Deadline)
+		ctx, end, _ := explore.NewContext(i, v.Deadline)
 		if v.Leave > 0 {
 			go func() {
 				if s.Clock.Sleep(sceneCtx, v.Leave) == nil {
@@ -676,35 +666,23 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
 
 // settled turns what Drive returned into a result when the scene cannot go
 // on: visitors still waiting, stuck, or a machine too busy to come to rest.
-func (w *xworld) settled(err error, c *harness.Crowd[int], who string) (xresult, bool) {
+func (w *xworld) settled(err error, c *harness.Crowd[int], who string) (explore.Played, bool) {
 	switch {
 	case err == nil:
-		return xresult{}, false
+		return explore.Played{}, false
 	case errors.Is(err, fleet.ErrNoBound):
 		w.fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
-	case restless(err):
-		res := w.result()
-		res.restless = true
-		return res, true
+	case w.unrested(err):
 	default:
 		w.fail("%s never finished: %v", who, err)
 	}
 	return w.result(), true
 }
 
-func (w *xworld) result() xresult {
+func (w *xworld) result() explore.Played {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return xresult{bad: w.bad, lines: slices.Clone(w.lines), restless: w.restless}
-}
-
-// restless reports whether err says the process never came to rest
-// within the hang bound (a goroutine kept running). On a loaded machine
-// that is the machine, not the shop: the scene is played again, and only
-// a shop that never rests in three plays (a busy loop) fails.
-func restless(err error) bool {
-	var st *harness.Stuck
-	return errors.As(err, &st) && st.Cause == harness.Running
+	return explore.Played{Bad: w.bad, Lines: slices.Clone(w.lines), Stuck: w.stuck}
 }
 
 // judgeVisitors holds every visitor to rules 1, 2 and 5.
@@ -912,13 +890,18 @@ func (w *xworld) probe(first map[string]catalog.Row) {
 	}
 }
 
-// unrested notes a probe that never came to rest (see restless).
+// unrested notes a scene or a probe that never came to rest, for the
+// explorer's loop to judge (see explore.Explorer), and reports whether err
+// says so.
 func (w *xworld) unrested(err error) bool {
-	if !restless(err) {
+	var st *harness.Stuck
+	if !errors.As(err, &st) {
 		return false
 	}
 	w.mu.Lock()
-	w.restless = true
+	if w.stuck == nil {
+		w.stuck = st
+	}
 	w.mu.Unlock()
 	return true
 }
@@ -937,61 +920,24 @@ func (w *xworld) fresh(book string) (harness.Outcome[int], error) {
 	return c.Outcomes()[0], nil
 }
 
+// explorer returns case 10's explorer for an implementation. A scene that
+// breaks an invariant is shrunk: fewer visitors and books, no warm-up,
+// contexts that never end, reads that work, cost 10 ms and do not stall,
+// earlier arrivals.
+func explorer(newShop NewShop) *explore.Explorer[xscene] {
+	return &explore.Explorer[xscene]{
+		Case: 10, Scenes: exploreScenes10,
+		Draw:    drawScene10,
+		Play:    func(h *harness.H, sc xscene, story bool) explore.Played { return playScene10(h, newShop, sc, story) },
+		Smaller: candidates10,
+		Size:    func(sc xscene) int { return len(sc.Visitors) },
+		Noun:    "visitors",
+	}
+}
+
 // Explore plays exploreScenes10 scenes from the check's seed (or one of
 // its own) and fails on the first that breaks an invariant, shrunk.
-func Explore(h *harness.H, newShop NewShop) check.Verdict {
-	seed := h.Seed()
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	return explore10(h, newShop, seed, exploreScenes10)
-}
-
-func explore10(h *harness.H, newShop NewShop, seed uint64, n int) check.Verdict {
-	for i := range n {
-		sc := drawScene10(seed + uint64(i))
-		res := playAgain(h, newShop, sc, false)
-		if res.err != nil {
-			return worldVerdict(res.err)
-		}
-		if res.restless {
-			return check.Failed("", fmt.Sprintf("scene %d (seed %d): the fleet never came to rest, three times", i+1, sc.Seed))
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrink10(h, newShop, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), explore.Failure{
-			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
-			Replay: fmt.Sprintf("go run ./shop check 10 --seed %d", sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run 10 --seed %d --timeline", sc.Seed),
-		}.String())
-	}
-	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
-}
-
-// playAgain plays a scene, and plays it again (twice at most) when the
-// machine was too busy for the fleet to come to rest.
-func playAgain(h *harness.H, newShop NewShop, sc xscene, story bool) xresult {
-	res := playScene10(h, newShop, sc, story)
-	for try := 0; res.restless && try < 2; try++ {
-		res = playScene10(h, newShop, sc, story)
-	}
-	return res
-}
-
-// shrink10 looks for a smaller scene that still breaks an invariant:
-// fewer visitors and books, no warm-up, contexts that never end, reads
-// that work, cost 10 ms and do not stall, earlier arrivals. It has a time
-// budget, which decides how small the report is, never the verdict.
-func shrink10(h *harness.H, newShop NewShop, sc xscene, bad string) (xscene, string) {
-	return explore.Shrink(sc, bad, candidates10, func(c xscene) string {
-		if r := playScene10(h, newShop, c, false); r.err == nil && !r.restless {
-			return r.bad
-		}
-		return ""
-	})
-}
+func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
 
 func candidates10(sc xscene) []xscene {
 	var out []xscene
@@ -1038,46 +984,10 @@ func candidates10(sc xscene) []xscene {
 // exploreStory plays the scene of a seed for `shop run 10 --seed S`.
 func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
 	h := harness.New(ctx, pkg, harness.DefaultBound)
-	sc := drawScene10(seed)
-	res := playAgain(h, newShop, sc, true)
-	if res.err != nil {
-		return res.err
+	sc, res, shrunk := explorer(newShop).Story(h, seed)
+	if res.Err != nil {
+		return res.Err
 	}
-	shrunk := false
-	if res.bad != "" {
-		small, _ := shrink10(h, newShop, sc, res.bad)
-		if again := playAgain(h, newShop, small, true); again.bad != "" {
-			sc, res, shrunk = small, again, true
-		}
-	}
-	fmt.Fprintf(w, "The explorer's scene %d", seed)
-	if shrunk {
-		fmt.Fprintf(w, ", shrunk to the smallest scene that still breaks an invariant")
-	}
-	fmt.Fprintf(w, ": %s.\n\n", sc)
-	switch {
-	case res.restless:
-		fmt.Fprintf(w, "The fleet never came to rest (a busy machine): play it again.\n")
-	case res.bad != "":
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	default:
-		fmt.Fprintf(w, "Every invariant held.\n")
-	}
-	if timeline {
-		fmt.Fprintf(w, "\nWhat happened, on the shops' clock:\n\n")
-		for _, l := range res.lines {
-			fmt.Fprintln(w, l)
-		}
-	}
+	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
 	return nil
-}
-
-// pkgOf returns the import path of the package that defines S (or what S
-// points to), where its goroutines' stacks show the student's lines.
-func pkgOf[S any]() string {
-	t := reflect.TypeFor[S]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t.PkgPath()
 }

@@ -74,7 +74,7 @@ func TestExploreRightAnswers(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
 			began := time.Now()
-			v := explore10(h, r.mk, *exploreSeed, *exploreScenes)
+			v := explorer(r.mk).Run(h, *exploreSeed, *exploreScenes)
 			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
 			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
 		})
@@ -86,7 +86,7 @@ func TestExploreFailsTheShippedCode(t *testing.T) {
 		t.Skip("builds fleets")
 	}
 	h := harness.New(context.Background(), "stampede/checker/library/case10/shipped", harness.DefaultBound)
-	v := explore10(h, mkShop(shipped.New), 1, 20)
+	v := explorer(mkShop(shipped.New)).Run(h, 1, 20)
 	assert.False(t, v.Pass)
 	assert.Contains(t, v.Message, "--seed")
 	t.Logf("%s: %s", v.Figure, v.Message)
@@ -134,7 +134,7 @@ func TestExploreCatchRates(t *testing.T) {
 			var seeds []uint64
 			for i := range *rates {
 				sc := drawScene10(*exploreSeed + uint64(i))
-				if res := playAgain(h, r.mk, sc, false); res.bad != "" {
+				if res := playScene10(h, r.mk, sc, false); res.Bad != "" {
 					caught++
 					if len(seeds) < 5 {
 						seeds = append(seeds, sc.Seed)

@@ -104,7 +104,7 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	}
 	s, err := newScene(h, newShop, 2, reads, holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	var r *harness.Crowd[int]
@@ -178,7 +178,7 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(1, 2), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	r1, leave := s.ReadLeaving(0)
@@ -202,7 +202,7 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	// Shop-2 is slow, not dead: its lease must not age while shop-1 leaves.
 	if err := s.KeepAlive(); err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	ctx := h.Context()
 	before := map[string]string{}
@@ -219,7 +219,7 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	for name, was := range before {
 		v, ok, err := s.World.Get(ctx, name)
 		if err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 		if !ok || v != was {
 			return check.Failed(name+" taken away", fmt.Sprintf("shop-1's visitor read past its lease; shop-2's visitor "+
@@ -247,7 +247,7 @@ func ConflictBudget(h *harness.H, newShop NewShop) check.Verdict {
 	reads := holdCalls()
 	s, err := newScene(h, newShop, 2, reads, holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	var overtaken atomic.Int64
@@ -346,7 +346,7 @@ var secondLookInfo = check.Info{
 func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	ctx := h.Context()
@@ -370,7 +370,7 @@ func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	keys, err := s.World.Keys(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	filled := map[string]bool{}
 	for _, k := range keys {
@@ -390,7 +390,7 @@ func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	keys, err = s.World.Keys(ctx)
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	var left []string
 	for _, k := range keys {
@@ -403,7 +403,7 @@ func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	for name := range filled {
 		if err := s.World.Delete(ctx, name); err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 	}
 	next := s.Read(1)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 )
 
@@ -38,7 +39,7 @@ const restarts = 2
 func Restart(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newSceneOn(h, "", newShop, 3, holdCalls(), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	prices := []int{newPrice, newer, newer + 200}
@@ -46,7 +47,7 @@ func Restart(h *harness.H, newShop NewShop) check.Verdict {
 		when := "before any restart"
 		if round > 0 {
 			if err := s.World.Restart(h.Context()); err != nil {
-				return worldVerdict(err)
+				return fleet.Unreachable(err)
 			}
 			when = "after Redis restarted"
 			if round > 1 {

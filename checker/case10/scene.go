@@ -305,11 +305,6 @@ func waitVerdict(err error, who string) check.Verdict {
 	return stuckVerdict(err)
 }
 
-// worldVerdict fails a check that could not talk to Redis.
-func worldVerdict(err error) check.Verdict {
-	return check.Failed("", "the checker could not use Redis: "+err.Error())
-}
-
 // cents prints a price: 1299 is 12.99.
 func cents(p int) string { return fmt.Sprintf("%d.%02d", p/100, p%100) }
 

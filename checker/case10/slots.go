@@ -37,7 +37,7 @@ var oneSlotInfo = check.Info{
 func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(2), holdCalls())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	first := s.Read(0)
@@ -63,7 +63,7 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 		// Held after its read of the row: a second write commits and
 		// deletes, and its fill must be refused.
 		if err := s.KeepAlive(); err != nil {
-			return worldVerdict(err)
+			return fleet.Unreachable(err)
 		}
 		w2 := s.Write(1, newer)
 		if err := s.Drive(w2.Done, patience); err != nil {
@@ -78,7 +78,7 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	// by a script from a name it was not given in KEYS.
 	held, err := s.World.Keys(h.Context())
 	if err != nil {
-		return worldVerdict(err)
+		return fleet.Unreachable(err)
 	}
 	for _, k := range held {
 		declared := slices.ContainsFunc(s.taps, func(t *fleet.Tap) bool {

@@ -55,7 +55,7 @@ func InvalidateSteps(h *harness.H, newShop NewShop) check.Verdict {
 func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Verdict, bool) {
 	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls(1))
 	if err != nil {
-		return worldVerdict(err), false
+		return fleet.Unreachable(err), false
 	}
 	defer s.Close()
 	var r, w *harness.Crowd[int]
@@ -92,7 +92,7 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 	if read {
 		// The filler is slow, not dead: its lease must not age while it is held.
 		if err := s.KeepAlive(); err != nil {
-			return worldVerdict(err), false
+			return fleet.Unreachable(err), false
 		}
 	}
 	before := s.Truth()

@@ -56,7 +56,7 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	ctx := h.Context()
 	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
 	if err != nil {
-		return nil, worldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	defer s.Close()
 	r := s.Read(0)
@@ -65,13 +65,13 @@ func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	}
 	keys, err := s.World.Keys(ctx)
 	if err != nil {
-		return nil, worldVerdict(err)
+		return nil, fleet.Unreachable(err)
 	}
 	var drawn []string
 	for _, k := range keys {
 		val, ok, err := s.World.Get(ctx, k.Name)
 		if err != nil && !strings.Contains(err.Error(), "WRONGTYPE") {
-			return nil, worldVerdict(err)
+			return nil, fleet.Unreachable(err)
 		}
 		if ok && fleet.MadeByShop(s.taps, val) {
 			drawn = append(drawn, val)

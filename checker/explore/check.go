@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"reflect"
 
 	"stampede/checker/check"
@@ -25,61 +24,31 @@ var Info = check.Info{
 		"a cache that keeps nothing between bursts, and (case 5) a failure or a cancellation that reaches visitors it does not belong to",
 }
 
+// For returns the explorer of cases 1 to 5 for an implementation and a
+// case's profile.
+func For(newShop shelves.New, p Profile) *Explorer[Scene] {
+	return &Explorer[Scene]{
+		Case:   p.Case,
+		Scenes: Scenes,
+		Draw:   func(seed uint64) Scene { return Draw(seed, p) },
+		Play: func(h *harness.H, sc Scene, story bool) Played {
+			res := play(h, newShop, p, sc, story)
+			return Played{Bad: res.bad, Stuck: res.stuck, Lines: res.lines}
+		},
+		Smaller: candidates,
+		// Some bugs need a schedule that comes only now and then: a
+		// smaller scene counts when it breaks a rule in either of two plays.
+		Tries: 2,
+		Size:  func(sc Scene) int { return len(sc.Visitors) },
+		Noun:  "visitors",
+	}
+}
+
 // Check plays Scenes scenes on fresh shops. Given a seed, scene i is
 // the scene of seed+i, so a reported seed replays its scene first;
 // without one, it picks a starting seed of its own.
 func Check(h *harness.H, newShop shelves.New, p Profile) check.Verdict {
-	return Run(h, newShop, p, h.Seed(), Scenes)
-}
-
-// Run plays n scenes from the given seed (0: a seed of its own), and
-// stops at the first that breaks an invariant, which it shrinks.
-func Run(h *harness.H, newShop shelves.New, p Profile, seed uint64, n int) check.Verdict {
-	if seed == 0 {
-		seed = 1 + rand.Uint64N(1_000_000)
-	}
-	for i := range n {
-		sc := Draw(seed+uint64(i), p)
-		res := play(h, newShop, p, sc, false)
-		if res.stuck != nil {
-			v := shelves.Stuck(res.stuck)
-			v.Message = fmt.Sprintf("scene %d (seed %d): %s", i+1, sc.Seed, v.Message)
-			return v
-		}
-		if res.bad == "" {
-			continue
-		}
-		small, bad := shrink(h, newShop, p, sc, res.bad)
-		return check.Failed(fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, sc.Seed), Failure{
-			Bad: bad, Scene: small.String(), Kept: len(small.Visitors), From: len(sc.Visitors), Noun: "visitors",
-			Replay: fmt.Sprintf("go run ./shop check %d --seed %d", p.Case, sc.Seed),
-			Watch:  fmt.Sprintf("go run ./shop run %d --seed %d --timeline", p.Case, sc.Seed),
-		}.String())
-	}
-	return check.Passed(fmt.Sprintf("%d scenes from seed %d", n, seed))
-}
-
-// shrink looks for a smaller scene that still breaks an invariant: fewer
-// visitors, fewer contexts that end, earlier arrivals, fewer and cheaper
-// queries that do not fail. A candidate counts when it breaks one in any
-// of two plays, as some bugs need a schedule that only comes now and then.
-func shrink(h *harness.H, newShop shelves.New, p Profile, sc Scene, bad string) (Scene, string) {
-	return Shrink(sc, bad, candidates, func(c Scene) string { return breaks(h, newShop, p, c, 2) })
-}
-
-// breaks plays a scene up to tries times and returns the first invariant
-// it breaks, or "".
-func breaks(h *harness.H, newShop shelves.New, p Profile, sc Scene, tries int) string {
-	for range tries {
-		res := play(h, newShop, p, sc, false)
-		if res.stuck != nil {
-			return ""
-		}
-		if res.bad != "" {
-			return res.bad
-		}
-	}
-	return ""
+	return For(newShop, p).Check(h)
 }
 
 // candidates returns the scenes one step smaller than sc, the biggest
@@ -140,15 +109,7 @@ func candidates(sc Scene) []Scene {
 // timeline, every event in order on the scene's clock.
 func Story(ctx context.Context, w io.Writer, newShop shelves.New, p Profile, seed uint64, timeline bool) error {
 	h := harness.New(ctx, pkgOf(newShop), harness.DefaultBound)
-	sc := Draw(seed, p)
-	res := play(h, newShop, p, sc, timeline)
-	shrunk := false
-	if res.bad != "" && res.stuck == nil {
-		small, _ := shrink(h, newShop, p, sc, res.bad)
-		if again := play(h, newShop, p, small, timeline); again.bad != "" {
-			sc, res, shrunk = small, again, true
-		}
-	}
+	sc, res, shrunk := For(newShop, p).Story(h, seed)
 	fmt.Fprintf(w, "The explorer's scene %d", seed)
 	if shrunk {
 		fmt.Fprintf(w, ", shrunk to the smallest scene that still breaks an invariant")
@@ -157,18 +118,10 @@ func Story(ctx context.Context, w io.Writer, newShop shelves.New, p Profile, see
 	for i, v := range sc.Visitors {
 		fmt.Fprintf(w, "  %s\n", v.describe(i))
 	}
-	fmt.Fprintln(w)
-	switch {
-	case res.stuck != nil:
-		fmt.Fprintf(w, "The shop never stopped running: %v\n", res.stuck)
-	case res.bad != "":
-		fmt.Fprintf(w, "Broken: %s.\n", res.bad)
-	default:
-		fmt.Fprintf(w, "Every invariant held.\n")
-	}
+	fmt.Fprintf(w, "\n%s\n", res.Verdict())
 	if timeline {
 		fmt.Fprintf(w, "\nWhat happened, on the scene's clock (events a few yields apart came before the process rested):\n\n")
-		for _, l := range res.lines {
+		for _, l := range res.Lines {
 			fmt.Fprintln(w, l)
 		}
 	}

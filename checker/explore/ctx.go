@@ -84,17 +84,28 @@ func (c *visitCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 }
 
-// end ends the context, once.
+// end ends the context as its kind says, once: past its deadline, or
+// cancelled.
 func (c *visitCtx) end() {
+	if c.isDead {
+		c.endWith(context.DeadlineExceeded)
+	} else {
+		c.endWith(context.Canceled)
+	}
+}
+
+// cancel ends the context with context.Canceled whatever its kind, as a
+// server cancels a request's context when its handler returns.
+func (c *visitCtx) cancel() { c.endWith(context.Canceled) }
+
+// endWith ends the context with err, once.
+func (c *visitCtx) endWith(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
 		return
 	}
-	c.err = context.Canceled
-	if c.isDead {
-		c.err = context.DeadlineExceeded
-	}
+	c.err = err
 	close(c.done)
 	for _, f := range c.after {
 		if f != nil {

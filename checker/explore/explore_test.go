@@ -96,7 +96,7 @@ func (k *keep) Top(ctx context.Context, shelf string) ([]string, error) {
 
 func TestAFailingSceneIsShrunkAndNamesItsSeed(t *testing.T) {
 	h := harness.New(context.Background(), check.Module+"/checker/explore", time.Second)
-	v := Run(h, func(db *catalog.DB) shelves.Shop { return refetch{db} }, Case1, 77, 50)
+	v := For(func(db *catalog.DB) shelves.Shop { return refetch{db} }, Case1).Run(h, 77, 50)
 	require.False(t, v.Pass)
 	assert.Contains(t, v.Figure, "seed 7")
 	assert.Contains(t, v.Message, "--seed")
@@ -104,7 +104,7 @@ func TestAFailingSceneIsShrunkAndNamesItsSeed(t *testing.T) {
 	// or two at once.
 	assert.Regexp(t, `shrunk from \d+ visitors to [12]: [12] visitors? `, v.Message)
 
-	v = Run(h, func(db *catalog.DB) shelves.Shop { return &keep{db: db, first: make(chan []string, 1)} }, Case3, 1, 50)
+	v = For(func(db *catalog.DB) shelves.Shop { return &keep{db: db, first: make(chan []string, 1)} }, Case3).Run(h, 1, 50)
 	require.False(t, v.Pass)
 	assert.True(t, strings.Contains(v.Message, "not the database's list") || strings.Contains(v.Message, "queries"), v.Message)
 }

@@ -125,7 +125,7 @@ func TestRightAnswersKeepEveryInvariant(t *testing.T) {
 		t.Run(r.pkg, func(t *testing.T) {
 			h := harness.New(context.Background(), check.Module+"/"+r.pkg, harness.DefaultBound)
 			began := time.Now()
-			v := explore.Run(h, r.newShop, r.profile, *seed, *scenes)
+			v := explore.For(r.newShop, r.profile).Run(h, *seed, *scenes)
 			if !v.Pass {
 				t.Fatalf("%s: %s", v.Figure, v.Message)
 			}

@@ -54,7 +54,7 @@ func (s *Stage) Settle() error {
 			streak = 0
 		}
 		if time.Now().After(deadline) {
-			return &harness.Stuck{Cause: harness.Running, Why: fmt.Sprintf("still running after %v", s.H.Bound()), Places: s.Places()}
+			return s.stuck(harness.Running, fmt.Sprintf("still running after %v", s.H.Bound()))
 		}
 		if err := s.H.Context().Err(); err != nil {
 			return err
@@ -142,7 +142,7 @@ func (s *Stage) Drive(done func() bool, limit time.Duration) error {
 		next, ok := s.Clock.Upcoming()
 		if !ok {
 			if s.World.Embedded() || grace >= 5 {
-				return &harness.Stuck{Cause: harness.Deadlocked, Why: "waiting for something that never comes", Places: s.Places()}
+				return s.stuck(harness.Deadlocked, "waiting for something that never comes")
 			}
 			// On a real server a reply can be on its way in the kernel
 			// with its reader not yet woken: look again, a few times.
@@ -193,6 +193,15 @@ func (s *Stage) Elapse(d time.Duration) error {
 			return err
 		}
 	}
+}
+
+// stuck describes the process as the harness does, with its Places those
+// of every goroutine in the shop's code, visitors or not: a fleet's flight
+// may run on a goroutine of its own.
+func (s *Stage) stuck(cause harness.Cause, why string) *harness.Stuck {
+	st := s.H.Stuck(cause, why)
+	st.Places = s.Places()
+	return st
 }
 
 // Places says where the goroutines running the shop's code are waiting,

@@ -15,6 +15,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"stampede/checker/check"
 )
 
 // URLVar names the environment variable that points the Redis cases at a
@@ -179,6 +181,14 @@ func Open(ctx context.Context, url string) (*World, error) {
 	}
 	return w, nil
 }
+
+// Unusable wraps an error from the Redis a scene needed (the server could
+// not be reached, or a command of the checker's own failed), saying so.
+func Unusable(err error) error { return fmt.Errorf("the checker could not use Redis: %w", err) }
+
+// Unreachable is the verdict of a check that could not use Redis: a
+// failure, and the error says it is the checker's Redis, not the code.
+func Unreachable(err error) check.Verdict { return check.Failed("", Unusable(err).Error()) }
 
 // ServerURL returns the server the checks use: $REDIS_URL, or "" for the
 // embedded one.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -270,6 +271,26 @@ type Stuck struct {
 	// loaded machine had not yet reached, in the checker's code; Looping
 	// is the code's own loop, or the code caught at work.
 	Looping bool
+	// Inside counts the goroutines that were in the code under test, at
+	// work or waiting, and Visiting the crowds' visitors among them.
+	Inside, Visiting int
+}
+
+// Load reports whether a loaded machine, not the code under test, is the
+// likelier reason the process did not come to rest: no goroutine was in
+// the code under test at all (whatever waited, waited in the checker), or
+// the hang bound ran out with nothing of the code's at work and every
+// visitor still in the checker's own lines (a loaded machine's scheduler
+// had not yet reached them; seen at a load of 20 on two cores). A driver
+// of scenes plays such a scene again rather than blame the code; every
+// other Stuck is the code's: a deadlock, a flood of goroutines, its own
+// loop caught running, or visitors inside it that never settled.
+// (Describing a flood reads no stacks: a flood is always the code's.)
+func (s *Stuck) Load() bool {
+	if s.Cause == Flood {
+		return false
+	}
+	return s.Inside == 0 || s.Cause == Running && !s.Looping && s.Visiting == 0
 }
 
 func (s *Stuck) Error() string {
@@ -320,6 +341,13 @@ func printing(gs []stack.Goroutine, pick func(stack.Goroutine) bool) bool {
 
 func running(state string) bool { return state == "running" || state == "runnable" }
 
+// Stuck returns a *Stuck of the given cause for the process as it is now:
+// where the crowds' visitors are, in the code's lines, and what of the
+// code is at work. A driver of its own (a fleet's) calls it when it gives
+// up waiting for rest, so that its Stuck carries the facts Load decides
+// by.
+func (h *H) Stuck(cause Cause, why string) *Stuck { return h.stuck(h.others(), cause, why) }
+
 // stuck describes the crowds' visitors among gs.
 func (h *H) stuck(gs []stack.Goroutine, cause Cause, why string) *Stuck {
 	s := h.describe(gs, cause, why, isVisitor)
@@ -337,6 +365,14 @@ func (h *H) stuck(gs []stack.Goroutine, cause Cause, why string) *Stuck {
 // ends is the cause, and goroutines waiting behind it are the effect.
 func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(stack.Goroutine) bool) *Stuck {
 	s := &Stuck{Cause: cause, Why: why}
+	for _, g := range gs {
+		if h.mine(g) {
+			s.Inside++
+			if isVisitor(g) {
+				s.Visiting++
+			}
+		}
+	}
 	count, states := map[string]int{}, map[string]int{}
 	var order []string
 	spinning, held := false, false
@@ -433,4 +469,15 @@ func isVisitor(g stack.Goroutine) bool {
 		}
 	}
 	return false
+}
+
+// PkgOf returns the import path of the package that defines S (or what S
+// points to): the code under test's directory as the worker's stacks show
+// it, for New.
+func PkgOf[S any]() string {
+	t := reflect.TypeFor[S]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.PkgPath()
 }

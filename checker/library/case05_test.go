@@ -23,7 +23,14 @@ var _ = register(5,
 	entry{dir: "wrong/goexitcached", fails: []string{"goexit"}},
 	// Written for the goexit check's scene, each a slip a student makes
 	// once told that recover cannot see a Goexit.
-	entry{dir: "wrong/goexitzero", fails: []string{"goexit"}},                       // DoChan; the zero answer of a Goexit, cached
+	entry{dir: "wrong/goexitzero", fails: []string{"goexit"}, maybe: map[string]string{ // DoChan; the zero answer of a Goexit, cached
+		// Its flight takes no second look: a visitor who missed just
+		// before the fill landed starts a flight of its own once the
+		// first is forgotten, a gap between two statements. Caught by
+		// the explorer in 3 of 6 runs from seed 791603 before the one
+		// loop, 1 of 6 after: the scheduler's choice either way.
+		"explore": "a visitor who missed just before the fill landed queries again, if the scheduler lets it between two statements",
+	}},
 	entry{dir: "wrong/goexitnilnil", fails: []string{"goexit"}},                     // told apart, and handed to the waiters as nil, nil
 	entry{dir: "wrong/goexitstays", fails: []string{"goexit"}},                      // landed on two paths, neither a Goexit's: the flight stays
 	entry{dir: "wrong/goexitclosetwice", fails: []string{"goexit"}},                 // done closed in the Goexit branch and by defer: a crash

@@ -116,8 +116,9 @@ var _ = register(8,
 	// Its hung queries end with their first reader's budget, and so does
 	// every rebuild whose first reader gives up: its waiters get the
 	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever
-	// joined late (late-reader).
-	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader"}},
+	// joined late (late-reader), and the explorer's readers who stay
+	// when another leaves (6 of 6 runs, before and after the one loop).
+	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader", "explore"}},
 	entry{dir: "wrong/store-error-drops-page", fails: []string{"store-refused"}},
 	entry{dir: "wrong/store-error-with-page", fails: []string{"store-refused"}},
 	// Right answers written otherwise than the reference.

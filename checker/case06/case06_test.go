@@ -1,3 +1,0 @@
-package case06
-
-import ()

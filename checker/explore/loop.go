@@ -1,0 +1,259 @@
+package explore
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"stampede/checker/check"
+	"stampede/checker/harness"
+)
+
+// An Explorer is one case's explorer: the loop that draws random scenes
+// from a seed, plays each on fresh shops, holds it to the case's rules,
+// and shrinks the first scene that breaks one. Every case's explorer is
+// one, S its scene; the case supplies how a scene is drawn, played and
+// made smaller, and the loop, its policy for a scene that never comes to
+// rest, the shrinking and the report are the same for every case.
+//
+// A scene is decided by what Play found, in this order:
+//
+//   - Err: the checker could not play it (Redis could not be reached).
+//     The check fails with that error; no verdict on the code.
+//   - a Stuck whose Load says the machine was too busy: the scene is
+//     played again, twice at most. A scene that never came to rest in
+//     three plays is set aside, with no verdict either way; when more
+//     than half the scenes of a run are set aside, the run fails, since
+//     then a shop that never rests (one whose loop was never caught on a
+//     processor) is likelier than a machine that busy.
+//   - a Stuck of the code's own (a deadlock, a flood of goroutines, its
+//     loop caught at work, visitors inside it that never settle): a
+//     broken rule. A loop is reported at once, as the harness's hang,
+//     so that the grader starts no more checks that would meet it; a
+//     deadlock is shrunk like any other broken rule.
+//   - Bad: the first rule broken; the scene is shrunk and reported.
+type Explorer[S fmt.Stringer] struct {
+	// Case is the case's number, for the commands that replay a scene.
+	Case int
+	// Scenes is how many scenes one run of the check plays.
+	Scenes int
+	// Unit names the scenes in the passing figure ("fleet scenes"), and
+	// Each, when set, what each of them is (", each 12 windows of
+	// traffic").
+	Unit, Each string
+	// Draw returns the scene of a seed: the same scene every time.
+	Draw func(seed uint64) S
+	// Play plays a scene on fresh shops and judges it. With story set
+	// it keeps the scene's timeline in Played.Lines.
+	Play func(h *harness.H, sc S, story bool) Played
+	// Smaller returns the scenes one step smaller than sc, the biggest
+	// steps first.
+	Smaller func(sc S) []S
+	// Tries is how many plays a smaller scene gets to break a rule (1
+	// when zero): some bugs need a schedule that comes only now and then.
+	Tries int
+	// Size counts a scene's visitors (readers, for case 8; Noun names
+	// them), so that a failure says how far shrinking went. Nil when a
+	// scene has no such count.
+	Size func(sc S) int
+	Noun string
+	// Watch is the flag of `shop run N` that plays a scene as a story:
+	// "--seed" when empty.
+	Watch string
+}
+
+// Played is what one play of a scene found.
+type Played struct {
+	Bad   string         // the first rule broken, in the scene's terms; "" when every rule held
+	Stuck *harness.Stuck // the scene never came to rest (see Explorer)
+	Err   error          // the checker could not play the scene
+	Lines []string       // the timeline, when the play was a story's
+}
+
+// broken returns the rule the play broke, "" when it broke none or the
+// machine kept it from an answer, and whether the code never stopped
+// running.
+func (p Played) broken() (bad string, loop bool) {
+	if p.Stuck != nil {
+		if p.Stuck.Load() {
+			return "", false
+		}
+		if p.Stuck.Cause == harness.Running && p.Stuck.Looping {
+			return "the shop never came to rest: " + p.Stuck.Error(), true
+		}
+		if p.Bad == "" {
+			return "the shop never came to rest: " + p.Stuck.Error(), false
+		}
+	}
+	return p.Bad, false
+}
+
+// restless reports whether the machine kept the scene from rest.
+func (p Played) restless() bool { return p.Err == nil && p.Stuck != nil && p.Stuck.Load() }
+
+// Check plays e.Scenes scenes from the check's seed: the seed `check N
+// --seed S` hands it, whose scene it plays first, or one of its own.
+func (e *Explorer[S]) Check(h *harness.H) check.Verdict {
+	return e.Run(h, h.Seed(), e.Scenes)
+}
+
+// Run plays n scenes from seed (0: a seed of its own), scene i being the
+// scene of seed+i, and stops at the first that breaks a rule.
+func (e *Explorer[S]) Run(h *harness.H, seed uint64, n int) check.Verdict {
+	if seed == 0 {
+		seed = 1 + rand.Uint64N(1_000_000)
+	}
+	busy := 0
+	for i := range n {
+		sc := e.Draw(seed + uint64(i))
+		res := e.playAgain(h, sc, false)
+		if res.Err != nil {
+			return check.Failed("", fmt.Sprintf("scene %d (seed %d) could not be played: %v", i+1, seed+uint64(i), res.Err))
+		}
+		if res.restless() {
+			busy++
+			continue
+		}
+		bad, loop := res.broken()
+		if bad == "" {
+			continue
+		}
+		figure := fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, seed+uint64(i))
+		if loop {
+			v := check.Failed(figure, e.failure(sc, sc, bad, seed+uint64(i)))
+			v.Hung = true
+			return v
+		}
+		small, bad, _ := e.shrink(h, sc, bad)
+		return check.Failed(figure, e.failure(sc, small, bad, seed+uint64(i)))
+	}
+	if busy*2 > n {
+		return check.Failed(fmt.Sprintf("%d of %d scenes never came to rest (seed %d)", busy, n, seed),
+			"the scenes never came to rest, in three plays each, in most scenes: look for a goroutine of the shop that never "+
+				"stops running (a loop that polls without sleeping on the clock it is given)")
+	}
+	figure := fmt.Sprintf("%d %s from seed %d%s", n-busy, e.unit(), seed, e.Each)
+	if busy > 0 {
+		figure += fmt.Sprintf(" (%d set aside: the machine was too busy for them to come to rest)", busy)
+	}
+	return check.Passed(figure)
+}
+
+func (e *Explorer[S]) unit() string {
+	if e.Unit == "" {
+		return "scenes"
+	}
+	return e.Unit
+}
+
+// playAgain plays a scene, and again (twice at most) while the machine
+// keeps it from rest.
+func (e *Explorer[S]) playAgain(h *harness.H, sc S, story bool) Played {
+	res := e.Play(h, sc, story)
+	for try := 0; res.restless() && try < 2; try++ {
+		res = e.Play(h, sc, story)
+	}
+	return res
+}
+
+// shrink looks for a smaller scene that still breaks a rule, within
+// ShrinkBudget: the budget decides how small the report is, never the
+// verdict. A candidate the machine kept from rest counts as keeping
+// every rule. It reports whether it found a smaller scene.
+func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string) (S, string, bool) {
+	if e.Smaller == nil {
+		return sc, bad, false
+	}
+	steps := 0
+	small, bad := Shrink(sc, bad, e.Smaller, func(c S) string {
+		for range max(e.Tries, 1) {
+			res := e.Play(h, c, false)
+			if res.Err != nil {
+				return ""
+			}
+			b, loop := res.broken()
+			if loop {
+				return "" // a loop costs the hang bound each play: not worth shrinking
+			}
+			if b != "" {
+				steps++
+				return b
+			}
+		}
+		return ""
+	})
+	return small, bad, steps > 0
+}
+
+// failure is the message of a failing scene: what broke, the scene
+// shrunk, and the commands that replay it.
+func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64) string {
+	watch := e.Watch
+	if watch == "" {
+		watch = "--seed"
+	}
+	f := Failure{
+		Bad: bad, Scene: small.String(),
+		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
+		Watch:  fmt.Sprintf("go run ./shop run %d %s %d", e.Case, watch, seed),
+	}
+	if watch == "--seed" {
+		f.Watch += " --timeline"
+	}
+	if e.Size != nil {
+		f.Kept, f.From, f.Noun = e.Size(small), e.Size(sc), e.Noun
+	}
+	return f.String()
+}
+
+// Story plays the scene of a seed as `shop run N --seed S` shows it:
+// played again while the machine keeps it from rest and, when it breaks a
+// rule, shrunk as the check shrinks it. It returns the scene it played
+// last, what that play found, and whether the scene was shrunk.
+func (e *Explorer[S]) Story(h *harness.H, seed uint64) (sc S, res Played, shrunk bool) {
+	sc = e.Draw(seed)
+	res = e.playAgain(h, sc, true)
+	bad, loop := res.broken()
+	if res.Err != nil || bad == "" || loop {
+		return sc, res, false
+	}
+	small, _, smaller := e.shrink(h, sc, bad)
+	if !smaller {
+		return sc, res, false
+	}
+	if again := e.playAgain(h, small, true); again.Err == nil {
+		if b, _ := again.broken(); b != "" {
+			return small, again, true
+		}
+	}
+	return sc, res, false
+}
+
+// Verdict says in a sentence what a story's play found: the rule broken,
+// that the machine kept it from rest, or that every rule held.
+func (p Played) Verdict() string {
+	if p.restless() {
+		return "The scene never came to rest, in three plays (a busy machine): play it again."
+	}
+	if bad, _ := p.broken(); bad != "" {
+		return "Broken: " + bad + "."
+	}
+	return "Every invariant held."
+}
+
+// Tell writes a story's scene as the Redis cases show it: the scene, what
+// its play found, and with timeline every line of it, under a heading
+// that names the clock the lines are on ("the shops' clock").
+func Tell[S fmt.Stringer](w io.Writer, seed uint64, sc S, res Played, shrunk, timeline bool, clock string) {
+	fmt.Fprintf(w, "The explorer's scene %d", seed)
+	if shrunk {
+		fmt.Fprintf(w, ", shrunk to the smallest scene that still breaks an invariant")
+	}
+	fmt.Fprintf(w, ": %s.\n\n%s\n", sc, res.Verdict())
+	if timeline {
+		fmt.Fprintf(w, "\nWhat happened, on %s:\n\n", clock)
+		for _, l := range res.Lines {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
