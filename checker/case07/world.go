@@ -66,6 +66,8 @@ type world struct {
 	hitInFlight bool
 
 	agents []*harness.Crowd[struct{}] // the drive's goroutines, guarded by mu
+
+	driver harness.Driver // moves the clock from rest to rest (until)
 }
 
 // event is one read of a script: at a time, of a shelf, from a shop.
@@ -112,6 +114,13 @@ func newWorld(h *harness.H) *world {
 	}
 	for _, shelf := range []string{catalog.Bestsellers, catalog.NewReleases, catalog.StaffPicks} {
 		w.want[shelf] = catalog.Books(shelf)
+	}
+	w.driver = harness.Driver{
+		H:      h,
+		Rest:   w.rest,
+		Now:    w.clk.Now,
+		Next:   w.clk.Next,
+		MoveTo: func(t time.Time) error { w.clk.Set(t); return nil },
 	}
 	return w
 }
@@ -396,22 +405,7 @@ func (w *world) panicked() string {
 
 // until moves the clock to t, stopping at each sleeper's wake-up on the way
 // to let the process come to rest.
-func (w *world) until(t time.Time) error {
-	for {
-		next, ok := w.clk.Next()
-		if !ok || next.After(t) {
-			break
-		}
-		w.clk.Set(next)
-		if err := w.rest(); err != nil {
-			return err
-		}
-	}
-	if t.After(w.clk.Now()) {
-		w.clk.Set(t)
-	}
-	return nil
-}
+func (w *world) until(t time.Time) error { return w.driver.Until(t) }
 
 // errRestless is a shop whose waiting readers are never let go.
 var errRestless = errors.New("reads are still waiting though the clock has run on")

@@ -663,47 +663,50 @@ func (x *xworld) lose(ctx context.Context, page int) {
 // and judging the rules of rest each time.
 func (x *xworld) drive(done func() bool, evs []xevent) error {
 	ctx := x.s.h.Context()
-	begin := x.s.clk.Now()
-	grace := 0
-	for {
+	d := x.s.driver()
+	d.Rest = func() error {
 		if err := x.rest(); err != nil {
 			return err
 		}
 		x.atRest(ctx)
-		if done() {
+		return nil
+	}
+	// The next event of the scene's, while the readers read.
+	event := func() (time.Time, bool) {
+		ev := slices.IndexFunc(x.eventDone, func(d bool) bool { return !d })
+		if ev < 0 || !x.reading {
+			return time.Time{}, false
+		}
+		return x.start.Add(evs[ev].at), true
+	}
+	d.Next = func() (time.Time, bool) {
+		next, ok := x.s.clk.Next()
+		if at, due := event(); due && (!ok || !at.After(next)) {
+			return at, true
+		}
+		return next, ok
+	}
+	d.MoveTo = func(next time.Time) error {
+		at, due := event()
+		if !due || at.After(next) {
+			if x.reading {
+				x.noteArrivals(ctx, next.Sub(x.start))
+			}
+			x.s.clk.Set(next)
 			return nil
 		}
-		if x.s.clk.Now().Sub(begin) >= patience {
-			return errNoBound
+		t := at.Sub(x.start)
+		x.noteArrivals(ctx, t)
+		if at.After(x.s.clk.Now()) {
+			x.s.clk.Set(at)
 		}
-		next, ok := x.s.clk.Next()
-		ev := slices.IndexFunc(x.eventDone, func(d bool) bool { return !d })
-		if ev >= 0 && x.reading && (!ok || !x.start.Add(evs[ev].at).After(next)) {
-			t := evs[ev].at
-			x.noteArrivals(ctx, t)
-			if at := x.start.Add(t); at.After(x.s.clk.Now()) {
-				x.s.clk.Set(at)
-			}
-			for i := ev; i < len(evs) && evs[i].at == t; i++ {
-				x.eventDone[i] = true
-				evs[i].do()
-			}
-			continue
+		for i := slices.Index(x.eventDone, false); i < len(evs) && evs[i].at == t; i++ {
+			x.eventDone[i] = true
+			evs[i].do()
 		}
-		if !ok {
-			if x.s.world.embedded() || grace >= 5 {
-				return blockedStuck(x.s.h, harness.Deadlocked, "waiting for something that never comes")
-			}
-			grace++
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		grace = 0
-		if x.reading {
-			x.noteArrivals(ctx, next.Sub(x.start))
-		}
-		x.s.clk.Set(next)
+		return nil
 	}
+	return d.Drive(done, patience)
 }
 
 // rest waits until the process is at rest. On the embedded server it

@@ -164,58 +164,39 @@ func blockedStuck(h *harness.H, cause harness.Cause, why string) *harness.Stuck 
 }
 
 // errNoBound is what Drive returns when readers still wait after its limit.
-var errNoBound = errors.New("still waiting")
+var errNoBound = harness.ErrNoBound
+
+// driver is the harness's driver of the scene's time: rest is the
+// scene's, and a move sets the shop's clock (Redis keeps its own time).
+func (s *scene) driver() harness.Driver {
+	d := harness.Driver{
+		H:      s.h,
+		Rest:   s.rest,
+		Now:    s.clk.Now,
+		Next:   s.clk.Next,
+		MoveTo: func(t time.Time) error { s.clk.Set(t); return nil },
+		Stuck: func() *harness.Stuck {
+			return blockedStuck(s.h, harness.Deadlocked, "waiting for something that never comes")
+		},
+	}
+	if !s.world.embedded() {
+		d.Grace = 5 // an answer can be on its way in the kernel, its reader not yet woken
+	}
+	return d
+}
 
 // Drive lets the shop run until done holds. Whenever the process is at
 // rest and done does not hold yet, it moves the clock to the next wake-up.
 // It gives up with errNoBound once the clock has moved limit, and with a
 // *harness.Stuck error when nothing sleeps on the clock and nothing moves.
 func (s *scene) Drive(done func() bool, limit time.Duration) error {
-	start := s.clk.Now()
-	grace := 0
-	for {
-		if err := s.rest(); err != nil {
-			return err
-		}
-		if done() {
-			return nil
-		}
-		if s.clk.Now().Sub(start) >= limit {
-			return errNoBound
-		}
-		next, ok := s.clk.Next()
-		if !ok {
-			if s.world.embedded() || grace >= 5 {
-				return blockedStuck(s.h, harness.Deadlocked, "waiting for something that never comes")
-			}
-			// On a real server an answer can be on its way in the kernel
-			// with its reader not yet woken: look again, a few times.
-			grace++
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		grace = 0
-		s.clk.Set(next)
-	}
+	return s.driver().Drive(done, limit)
 }
 
 // Elapse lets d pass on the shop's clock, waking each sleeper in turn and
 // letting the process come to rest after each. A query held at the gate
 // stays held.
-func (s *scene) Elapse(d time.Duration) error {
-	end := s.clk.Now().Add(d)
-	for {
-		if err := s.rest(); err != nil {
-			return err
-		}
-		next, ok := s.clk.Next()
-		if !ok || next.After(end) {
-			s.clk.Set(end)
-			return s.rest()
-		}
-		s.clk.Set(next)
-	}
-}
+func (s *scene) Elapse(d time.Duration) error { return s.driver().Elapse(d) }
 
 func allDone(crowds []*harness.Crowd[string]) bool {
 	for _, c := range crowds {

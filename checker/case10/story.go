@@ -233,7 +233,7 @@ func play(ctx context.Context, url string, newShop NewShop, warm bool) (played, 
 	}()
 	done := make(chan struct{})
 	// The read comes once the write has begun: at rest, at .000.
-	if err := rest(ctx); err != nil {
+	if err := stage(ctx, wd, clk).Settle(); err != nil {
 		return played{}, err
 	}
 	wg.Add(1)
@@ -320,57 +320,28 @@ func (p *played) look(ctx context.Context, wd *fleet.World) error {
 	return nil
 }
 
-// rest waits until every goroutine of the process is parked.
-func rest(ctx context.Context) error {
-	deadline := time.Now().Add(harness.DefaultBound)
-	for streak := 0; streak < 3; {
-		if fleet.Parked() {
-			streak++
-		} else {
-			streak = 0
-		}
-		if time.Now().After(deadline) {
-			return errors.New("the story's shops are still running after " + harness.DefaultBound.String())
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return nil
+// stage is the fleet's stage of a timeline: its Settle and Drive are the
+// story's rest and its moves of the clocks.
+func stage(ctx context.Context, wd *fleet.World, clk *fleet.Clock) *fleet.Stage {
+	return &fleet.Stage{H: harness.New(ctx, "", harness.DefaultBound), World: wd, Clock: clk}
 }
 
 // drive moves the clock, and Redis's, to each next wake-up once everything
 // is at rest, until done is closed.
 func drive(ctx context.Context, wd *fleet.World, clk *fleet.Clock, done <-chan struct{}) error {
-	for idle := 0; ; {
-		if err := rest(ctx); err != nil {
-			return err
-		}
+	err := stage(ctx, wd, clk).Drive(func() bool {
 		select {
 		case <-done:
-			return nil
+			return true
 		default:
+			return false
 		}
-		before := clk.Now()
-		next, ok := clk.Upcoming()
-		if !ok {
-			// On a real server a reply may be on its way: look again, a
-			// few times.
-			if idle++; wd.Embedded() || idle > 5 {
-				return errors.New("the story's shops wait for something that never comes")
-			}
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		idle = 0
-		// Redis's clock first, while everything is at rest (see
-		// scene.moveTo).
-		if err := wd.Advance(ctx, next.Sub(before), nil); err != nil {
-			return err
-		}
-		clk.Set(next)
+	}, time.Hour)
+	var st *harness.Stuck
+	if errors.As(err, &st) && st.Cause == harness.Deadlocked {
+		return errors.New("the story's shops wait for something that never comes")
 	}
+	return err
 }
 
 // model is a shop of the story: plain cache-aside reads, and a write path.

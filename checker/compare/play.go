@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"stampede/checker/harness"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
 	"stampede/shop/events"
@@ -110,6 +111,8 @@ type play struct {
 	base     uint64 // goroutines outside Go (the signal handler) at the start
 	samples  [3]metrics.Sample
 
+	drive harness.Driver // moves the row's clocks from rest to rest
+
 	mu      sync.Mutex
 	queries []time.Time // when each counted source read started
 	reads   []read
@@ -160,6 +163,7 @@ func newPlay(ctx context.Context, w Workload, row Row, opt Options) *play {
 		return hook(ctx, "")
 	}))
 	p.env = &Env{Clock: clk, DB: db, Events: pages, TTL: w.TTL, Beta: 1, seed: 1}
+	p.drive = p.driver()
 	return p
 }
 
@@ -354,19 +358,23 @@ func (p *play) visit(shop Shop, i int) {
 
 // until moves the clock to t, stopping at each sleeper's wake-up on the
 // way to let the process come to rest.
-func (p *play) until(t time.Time) error {
-	for {
-		next, ok := p.env.Clock.Next()
-		if !ok || next.After(t) {
-			break
-		}
-		p.set(next)
-		if err := p.rest(); err != nil {
-			return err
-		}
+func (p *play) until(t time.Time) error { return p.drive.Until(t) }
+
+// driver is the harness's driver of the row's time: rest is the row's
+// own (the scheduler's counts, for speed), and a move moves Redis's clock
+// with the shops'.
+func (p *play) driver() harness.Driver {
+	return harness.Driver{
+		H:      harness.New(p.ctx, "", p.opt.Bound),
+		Rest:   p.rest,
+		Now:    p.env.Clock.Now,
+		Next:   p.env.Clock.Next,
+		MoveTo: func(t time.Time) error { p.set(t); return nil },
+		Stuck: func() *harness.Stuck {
+			return &harness.Stuck{Cause: harness.Deadlocked, Why: fmt.Sprintf("%d reads still wait once nothing else happens%s",
+				p.pending.Load(), p.where())}
+		},
 	}
-	p.set(t)
-	return nil
 }
 
 // set moves the shops' clock, and Redis's with it. Redis's goes first,
@@ -383,18 +391,20 @@ func (p *play) set(t time.Time) {
 
 // land moves the clock on until every read has returned.
 func (p *play) land() error {
-	for steps := 0; p.pending.Load() > 0; steps++ {
-		next, ok := p.env.Clock.Next()
-		if !ok || steps > 100_000 {
-			return fmt.Errorf("%w: %d reads still wait once nothing else happens%s", errStuck, p.pending.Load(), p.where())
-		}
-		p.set(next)
-		if err := p.rest(); err != nil {
-			return err
-		}
+	err := p.drive.Drive(func() bool { return p.pending.Load() == 0 }, landLimit)
+	var st *harness.Stuck
+	switch {
+	case errors.As(err, &st) && st.Cause == harness.Deadlocked:
+		return fmt.Errorf("%w: %s", errStuck, st.Why)
+	case errors.Is(err, harness.ErrNoBound):
+		return fmt.Errorf("%w: %d reads still wait after %v of the shops' clock%s", errStuck, p.pending.Load(), landLimit, p.where())
 	}
-	return nil
+	return err
 }
+
+// landLimit is how long land waits on the shops' clock for the last reads:
+// far longer than any row's rebuild, its polls and its budgets.
+const landLimit = time.Hour
 
 // rest waits until every goroutine but the caller's is parked: on a lock,
 // a channel, or asleep on the clock. It gives up after the bound: code

@@ -608,35 +608,48 @@ func play(h *harness.H, newShop shelves.New, p Profile, sc Scene, story bool) re
 // drive moves the scene's clock from rest to rest until nothing is left
 // to happen, then waits for every visitor.
 func (w *world) drive(crowd *harness.Crowd[[]string]) result {
-	for {
-		if err := w.h.Quiet(w.allStarted); err != nil {
-			// The process did not come to rest within the hang bound:
-			// that is the harness's "stuck", said as every check says it.
-			var st *harness.Stuck
-			if errors.As(err, &st) {
-				return result{stuck: st}
-			}
-			return stuckResult(err, crowd)
-		}
-		w.atRest()
+	next := func() (time.Time, bool) {
 		t, ok := w.next()
-		if !ok {
-			break
-		}
-		w.fire(t)
-		// Events less than a microsecond apart: a yield per nanosecond,
-		// without waiting for rest.
-		for {
-			t2, ok := w.next()
-			if !ok || t2-t >= time.Microsecond {
-				break
+		return opening.Add(t), ok
+	}
+	d := harness.Driver{
+		H: w.h,
+		Rest: func() error {
+			if err := w.h.Quiet(w.allStarted); err != nil {
+				return err
 			}
-			for range int(t2 - t) {
-				runtime.Gosched()
+			w.atRest()
+			return nil
+		},
+		Now:  w.clk.Now,
+		Next: next,
+		MoveTo: func(at time.Time) error {
+			t := at.Sub(opening)
+			w.fire(t)
+			// Events less than a microsecond apart: a yield per
+			// nanosecond, without waiting for rest.
+			for {
+				t2, ok := w.next()
+				if !ok || t2-t >= time.Microsecond {
+					return nil
+				}
+				for range int(t2 - t) {
+					runtime.Gosched()
+				}
+				w.fire(t2)
+				t = t2
 			}
-			w.fire(t2)
-			t = t2
+		},
+	}
+	nothingLeft := func() bool { _, ok := w.next(); return !ok }
+	if err := d.Drive(nothingLeft, time.Hour); err != nil {
+		// The process did not come to rest within the hang bound:
+		// that is the harness's "stuck", said as every check says it.
+		var st *harness.Stuck
+		if errors.As(err, &st) {
+			return result{stuck: st}
 		}
+		return stuckResult(err, crowd)
 	}
 	if !crowd.Done() && deadlocked() {
 		return result{bad: fmt.Sprintf("%d visitors never returned: %s", len(crowd.Outcomes())-returned(crowd), crowd.Where())}

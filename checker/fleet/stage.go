@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -30,7 +29,7 @@ type Stage struct {
 
 // ErrNoBound is what Drive returns when its condition still does not hold
 // after its limit of the shops' time.
-var ErrNoBound = errors.New("still waiting")
+var ErrNoBound = harness.ErrNoBound
 
 // Settle waits until every goroutine is parked: at a gate, on a lock, on a
 // channel, held by a tap, asleep on the scene's clock, or reading a Redis
@@ -120,52 +119,44 @@ func Dump() string {
 	}
 }
 
+// Driver returns the harness's driver of the scene's time: rest is
+// Settle, and a move of the clock moves Redis's first (see moveTo).
+func (s *Stage) Driver() harness.Driver {
+	d := harness.Driver{
+		H:        s.H,
+		Rest:     s.Settle,
+		Now:      s.Clock.Now,
+		Next:     s.Clock.Upcoming,
+		Earliest: s.Clock.Earliest,
+		MoveTo:   s.moveTo,
+		Stuck:    func() *harness.Stuck { return s.stuck(harness.Deadlocked, "waiting for something that never comes") },
+	}
+	if !s.World.Embedded() {
+		// On a real server a reply can be on its way in the kernel with
+		// its reader not yet woken: look again, a few times.
+		d.Grace = 5
+	}
+	return d
+}
+
 // Drive lets the scene run until done holds. Whenever every goroutine is
 // parked and done does not hold yet, it moves the clocks to the next
 // wake-up. It gives up with ErrNoBound once the clock has moved limit, and
 // with a *harness.Stuck error when nothing sleeps on the clock and nothing
 // moves: a visitor waits for something that will never come.
 func (s *Stage) Drive(done func() bool, limit time.Duration) error {
-	start := s.Clock.Now()
-	grace := 0
-	for {
-		if err := s.Settle(); err != nil {
-			return err
-		}
-		if done() {
-			return nil
-		}
-		if s.Clock.Now().Sub(start) >= limit {
-			return ErrNoBound
-		}
-		before := s.Clock.Now()
-		next, ok := s.Clock.Upcoming()
-		if !ok {
-			if s.World.Embedded() || grace >= 5 {
-				return s.stuck(harness.Deadlocked, "waiting for something that never comes")
-			}
-			// On a real server a reply can be on its way in the kernel
-			// with its reader not yet woken: look again, a few times.
-			grace++
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		grace = 0
-		if err := s.moveTo(before, next); err != nil {
-			return err
-		}
-	}
+	return s.Driver().Drive(done, limit)
 }
 
-// moveTo moves the clocks from before to next, Redis's first: the scene
-// is at rest, so nothing reads Redis between the two moves, and every
-// shop woken by the second finds Redis already at the new time. The other
-// order lets a woken shop write a key that the move of Redis's clock then
-// ages by the whole step: a lock of 2 s taken at the end of a 30 s step
-// would be gone at once (seen on a loaded machine, as two rebuilds of one
-// shelf at once under the reference solution of case 9).
-func (s *Stage) moveTo(before, next time.Time) error {
-	if err := s.World.Advance(s.H.Context(), next.Sub(before), s.Keep); err != nil {
+// moveTo moves the clocks to next, Redis's first: the scene is at rest,
+// so nothing reads Redis between the two moves, and every shop woken by
+// the second finds Redis already at the new time. The other order lets a
+// woken shop write a key that the move of Redis's clock then ages by the
+// whole step: a lock of 2 s taken at the end of a 30 s step would be gone
+// at once (seen on a loaded machine, as two rebuilds of one shelf at once
+// under the reference solution of case 9).
+func (s *Stage) moveTo(next time.Time) error {
+	if err := s.World.Advance(s.H.Context(), next.Sub(s.Clock.Now()), s.Keep); err != nil {
 		return err
 	}
 	s.Clock.Set(next)
@@ -176,24 +167,7 @@ func (s *Stage) moveTo(before, next time.Time) error {
 // each sleeper in turn and letting the scene come to rest after each, as
 // Drive does, whether or not anyone sleeps. A query held at a gate stays
 // held: this is the time a slow rebuild takes while the others wait.
-func (s *Stage) Elapse(d time.Duration) error {
-	end := s.Clock.Now().Add(d)
-	for {
-		if err := s.Settle(); err != nil {
-			return err
-		}
-		before := s.Clock.Now()
-		next := end
-		if at, ok := s.Clock.Earliest(); ok && !at.After(end) {
-			next, _ = s.Clock.Upcoming()
-		} else if !end.After(before) {
-			return nil
-		}
-		if err := s.moveTo(before, next); err != nil {
-			return err
-		}
-	}
-}
+func (s *Stage) Elapse(d time.Duration) error { return s.Driver().Elapse(d) }
 
 // stuck describes the process as the harness does, with its Places those
 // of every goroutine in the shop's code, visitors or not: a fleet's flight
