@@ -86,7 +86,8 @@ fi
 url="redis://127.0.0.1:$port/0"
 say "$(redis-server --version | cut -d' ' -f1-3) on $url (pid $pid)"
 
-# The Redis cases: each new case on Redis adds its number here.
+# The Redis cases, written from the registry (go test ./checker -run
+# TestGeneratedTexts -update): the cases whose Case says Redis.
 redis_cases=(6 8 9 10)
 failed=()
 # Built as make test builds the tests, so that nothing is compiled again.

@@ -54,9 +54,6 @@ func workflowSteps(t *testing.T, path string) []workflowStep {
 	return nil
 }
 
-// commandGrader is the action that runs one autograding test.
-const commandGrader = "classroom-resources/autograding-command-grader@v1"
-
 // autogradingTest is one step of the workflow that uses the command grader.
 type autogradingTest struct {
 	id, name, command string
@@ -82,8 +79,31 @@ func readWorkflow(t *testing.T, path string) (tests []autogradingTest, runners [
 	return tests, runners, env
 }
 
-// TestClassroomWorkflowHasATestPerCaseWorthItsPoints keeps the workflow in
-// step with the lab's cases and their points.
+// TestClassroomWorkflowIsWrittenFromTheRegistry: the workflow's tests, one
+// per case worth its points, are the registry's; with -update the test
+// writes them. A case added to the registry gets its test.
+func TestClassroomWorkflowIsWrittenFromTheRegistry(t *testing.T) {
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	path := filepath.Join(root, classroomWorkflow)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	head, _, ok := strings.Cut(string(data), classroomMark+"\n")
+	require.True(t, ok, "the workflow marks where the registry's part begins")
+	want := head + classroomMark + "\n" + classroomTests(checker.Cases())
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
+	} else {
+		assert.Equal(t, want, string(data), "the workflow is out of step with the registry: go test ./shop -run %s -update", t.Name())
+	}
+
+	eleven := append(checker.Cases(), check.Case{Number: 11, Points: 10})
+	assert.Contains(t, classroomTests(eleven), "go run ./shop check 11 --cases ../submission")
+	assert.Contains(t, classroomTests(eleven), "case-10,case-11")
+}
+
+// TestClassroomWorkflowHasATestPerCaseWorthItsPoints reads the workflow as
+// GitHub Actions does: a test per case, worth its points.
 func TestClassroomWorkflowHasATestPerCaseWorthItsPoints(t *testing.T) {
 	root, err := moduleRoot()
 	require.NoError(t, err)

@@ -25,6 +25,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"stampede/checker"
 )
 
 func main() {
@@ -53,17 +55,19 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-const usage = `usage: go run ./shop <command> [arguments]
+// usageText is the help, for the lab's cases: the lists of cases that
+// take a flag are written from the registry.
+const usageText = `usage: go run ./shop <command> [arguments]
 
 commands:
   setup                  compile the lab once, with progress (a minute or two, first time only)
   list                   every case, and whether you have solved it
   run N                  play case N's story on your code, with real numbers
       --solution         ... on the reference solution instead
-      --timeline         ... and draw each visitor's wait (cases 1, 2, 3, 5); with --seed S,
-                         every event of the explorer's scene S (cases 1 to 6, 8, 9, 10)
+      --timeline         ... and draw each visitor's wait (cases {{lanes}}); with --seed S,
+                         every event of the explorer's scene S (cases {{scenes}})
       --cases DIR        ... on DIR's cases/ (another clone)
-      --redis URL        the Redis cases (6, 8, 9, 10): ... on a real Redis or Valkey server
+      --redis URL        the Redis cases ({{redis}}): ... on a real Redis or Valkey server
                          (redis://HOST:PORT/DB; $REDIS_URL does the same); a note elsewhere
       -h                 the story's own flags
   check N | all          grade cases/caseNN (or every case)
@@ -72,7 +76,7 @@ commands:
       --repeat K         run each check K times (default 3)
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
-      --redis URL        the Redis cases (6, 8, 9, 10): check on a real Redis or Valkey server
+      --redis URL        the Redis cases ({{redis}}): check on a real Redis or Valkey server
                          ($REDIS_URL does the same); a note elsewhere
       --no-race          quicker while you work, but no case counts as passed without the race check
       --seed S           replay the random scenes of seed S
@@ -135,7 +139,7 @@ var errIncomplete = errors.New("not graded here")
 // document.
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, usage(checker.Cases()))
 		return usagef("no command given")
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -160,7 +164,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "reset":
 		return resetCmd(ctx, rest, stdout)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, usage(checker.Cases()))
 		return nil
 	default:
 		if s := suggest(cmd, commands); s != "" {

@@ -21,7 +21,7 @@ import (
 	"stampede/checker/grade"
 )
 
-var update = flag.Bool("update", false, "rewrite the saved JSON report")
+var update = flag.Bool("update", false, "write the saved JSON report, and the Classroom workflow's tests, anew")
 
 func TestMain(m *testing.M) {
 	color.NoColor = true

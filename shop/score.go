@@ -7,19 +7,16 @@ import (
 )
 
 // points is what case n is worth, by difficulty, out of 100: its
-// check.Case.Points, the one place the weights are set. The JSON report,
-// `grade`'s class summary and .github/workflows/classroom.yml all follow it
-// (a test keeps the workflow in step). docs/instructors.md explains the
-// choice.
+// check.Case.Points, the one place the weights are set, scaled to 100
+// with the others' (checker.Points). The JSON report, `grade`'s class
+// summary and .github/workflows/classroom.yml all follow it (the workflow
+// is written from it). docs/instructors.md explains the choice.
 //
 // A case earns its points only when every check passes with the race
 // detector on: a cache that serves everyone but stampedes, or races, is
 // not a partial fix of a stampede. Checks passed on the way are shown, but
 // score nothing.
-func points(n int) int {
-	c, _ := checker.Find(n)
-	return c.Points
-}
+func points(n int) int { return checker.Points(checker.Cases())[n] }
 
 // allOrNothing is the rule of points in one sentence, as every table of
 // points ends with it and docs/instructors.md quotes it.
@@ -29,8 +26,8 @@ const allOrNothing = "A case earns its points only when every check passes, race
 // maxPoints is the whole lab's worth.
 func maxPoints() int {
 	total := 0
-	for _, c := range checker.Cases() {
-		total += c.Points
+	for _, p := range checker.Points(checker.Cases()) {
+		total += p
 	}
 	return total
 }

@@ -13,35 +13,12 @@ import (
 // The flags that `run` offers for every case mean the same in each, or are
 // refused with one line: a flag a story would ignore is a flag that lies.
 
-// drawing is what --timeline draws in a case's story.
-type drawing int
-
-const (
-	// noTimeline: the story takes no --timeline (case 7 draws its chart of
-	// recomputes every time).
-	noTimeline drawing = iota
-	// visitorLanes: the story draws each visitor's wait, and with --seed
-	// each visitor of the explorer's scene.
-	visitorLanes
-	// sceneEvents: the story draws nothing of its own; with --seed it
-	// prints every event of the explorer's scene.
-	sceneEvents
-)
-
-// timelines says, per case, what --timeline draws. Cases not named take no
-// --timeline. TestTimelinesMatchTheStories holds the table in step with
-// the stories' own flags.
-var timelines = map[int]drawing{
-	1: visitorLanes, 2: visitorLanes, 3: visitorLanes, 5: visitorLanes,
-	4: sceneEvents, 6: sceneEvents, 8: sceneEvents, 9: sceneEvents, 10: sceneEvents,
-}
-
 // timelineArgs checks --timeline for case c's story, whose other flags are
 // args, and returns the story's flags with it.
 func timelineArgs(c check.Case, args []string) ([]string, error) {
-	switch timelines[c.Number] {
-	case visitorLanes:
-	case sceneEvents:
+	switch c.Timeline {
+	case check.VisitorLanes:
+	case check.SceneEvents:
 		if !hasFlag(args, "seed") {
 			return nil, usagef("run %d --timeline: case %d's story draws no timeline of its own; "+
 				"--timeline prints every event of an explorer's scene, with --seed S (a failed check names S)",

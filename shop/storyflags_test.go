@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -76,13 +75,13 @@ func TestTimelinesMatchTheStories(t *testing.T) {
 	for _, c := range checker.Cases() {
 		flags := storyFlags(t, c.Number)
 		usage, has := flags["timeline"]
-		switch timelines[c.Number] {
-		case noTimeline:
-			assert.False(t, has, "case %d's story takes --timeline: say what it draws in timelines", c.Number)
-		case sceneEvents:
+		switch c.Timeline {
+		case check.NoTimeline:
+			assert.False(t, has, "case %d's story takes --timeline: say what it draws in its Case's Timeline", c.Number)
+		case check.SceneEvents:
 			assert.True(t, has, "case %d", c.Number)
 			assert.Contains(t, usage, "with --seed", "case %d's --timeline draws only an explorer's scene", c.Number)
-		case visitorLanes:
+		case check.VisitorLanes:
 			assert.True(t, has, "case %d", c.Number)
 			assert.NotContains(t, usage, "with --seed", "case %d's --timeline draws the story", c.Number)
 		}
@@ -161,26 +160,19 @@ func casesOf(t *testing.T, numbers ...int) []check.Case {
 }
 
 // TestHelpNamesTheCasesOfEachStoryFlag: help's lists of the cases that
-// draw a timeline, and of those on Redis, follow the tables they come from.
+// draw a timeline, and of those on Redis, are written from the registry,
+// and name a case added to it.
 func TestHelpNamesTheCasesOfEachStoryFlag(t *testing.T) {
-	var lanes, scenes, onRedis []string
-	for _, c := range checker.Cases() {
-		n := strconv.Itoa(c.Number)
-		switch timelines[c.Number] {
-		case visitorLanes:
-			lanes = append(lanes, n)
-			scenes = append(scenes, n)
-		case sceneEvents:
-			scenes = append(scenes, n)
-		}
-		if c.Redis {
-			onRedis = append(onRedis, n)
-		}
-	}
-	help := strings.Join(strings.Fields(usage), " ")
-	assert.Contains(t, help, "draw each visitor's wait (cases "+strings.Join(lanes, ", ")+")")
-	assert.Equal(t, []string{"1", "2", "3", "4", "5", "6", "8", "9", "10"}, scenes, "help says: cases 1 to 6, 8, 9, 10")
-	assert.Equal(t, 2, strings.Count(help, "the Redis cases ("+strings.Join(onRedis, ", ")+")"), "run and check name them")
+	help := strings.Join(strings.Fields(usage(checker.Cases())), " ")
+	assert.Contains(t, help, "draw each visitor's wait (cases 1, 2, 3, 5)")
+	assert.Contains(t, help, "every event of the explorer's scene S (cases 1 to 6, 8, 9, 10)")
+	assert.Equal(t, 2, strings.Count(help, "the Redis cases (6, 8, 9, 10)"), "run and check name them")
+	assert.NotContains(t, help, "{{")
+
+	eleven := check.Case{Number: 11, Redis: true, Timeline: check.SceneEvents}
+	help = strings.Join(strings.Fields(usage(append(checker.Cases(), eleven))), " ")
+	assert.Contains(t, help, "(cases 1 to 6, 8 to 11)")
+	assert.Equal(t, 2, strings.Count(help, "the Redis cases (6, 8 to 11)"))
 }
 
 // TestTyposGetASuggestion: a mistyped command or flag is one line that

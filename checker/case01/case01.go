@@ -18,26 +18,33 @@ import (
 	"stampede/shop/catalog"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[shelves.New]{
+	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
+		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: shelves.Served},
+	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
+		Catches: "the stampede itself, a per-key lock with no second look, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
+		Catches: "single-flight that ignores the key, a table with fewer slots than shelves (by name length, a hash modulo a few), and a stampede on any shelf"}, Run: shelves.EachShelfOnce},
+	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
+		Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"}, Run: shelves.Apart},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"}, Run: shelves.Busy},
+	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case1) }},
+}
+
 // Case describes case 1.
 var Case = check.Case{
-	Number:  1,
-	Points:  6, // single-flight with a second look: the idea the rest builds on
-	Title:   "The bestseller stampede",
-	Chapter: "docs/01-bestseller-stampede.md",
-	Summary: "50 visitors find the bestseller list expired and each one queries the database.",
-	Checks: []check.Info{
-		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-			Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"},
-		{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-			Catches: "the stampede itself, a per-key lock with no second look, waiters that query on a timer of their own, and a burst coalesced but never cached"},
-		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-			Catches: "single-flight that ignores the key, a table with fewer slots than shelves (by name length, a hash modulo a few), and a stampede on any shelf"},
-		{ID: "apart", Name: "no shelf waits for another shelf's query",
-			Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"},
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"},
-		explore.Info,
-	},
+	Number:   1,
+	Points:   6, // single-flight with a second look: the idea the rest builds on
+	Title:    "The bestseller stampede",
+	Chapter:  "docs/01-bestseller-stampede.md",
+	Summary:  "50 visitors find the bestseller list expired and each one queries the database.",
+	Breaks:   "50 visitors find the bestseller list expired; each one queries the database",
+	Lesson:   "check-then-act on a cache miss; single-flight with one lock per key and a second look",
+	Timeline: check.VisitorLanes,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Read Top as fifty goroutines would, all at once. Which line do they all pass before any of them reaches the database?",
 		"The visitors check the cache and then act on what they saw: check-then-act. Only one of them should act; the others should wait for its answer.",
@@ -57,14 +64,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
-			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
-			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
-			"race":        func(h *harness.H) check.Verdict { return shelves.Busy(h, mk) },
-			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case1) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

@@ -20,28 +20,35 @@ import (
 	"stampede/shop/catalog"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[shelves.New]{
+	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
+		Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: shelves.EachShelfOnce},
+	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
+		Catches: "one lock for the whole shop, or striped locks (a hash of the name modulo a few, a slot per name length), held across the slow query"}, Run: shelves.Apart},
+	{Info: check.Info{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
+		Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"}, Run: shelves.SameLock},
+	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
+		Catches: "carried over from case 1: waiters that give up on a timer shorter than the query, and hits that return other than the cached list"}, Run: shelves.Served},
+	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
+		Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "a table of locks read and written without a guard of its own, also on the error path"}, Run: shelves.Races},
+	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case2) }},
+}
+
 // Case describes case 2.
 var Case = check.Case{
-	Number:  2,
-	Points:  6, // a lock per shelf instead of one for the shop
-	Title:   "One lock for the whole shop",
-	Chapter: "docs/02-global-lock.md",
-	Summary: "The stampede is gone, but the new-releases visitors now wait for the bestseller query.",
-	Checks: []check.Info{
-		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-			Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"},
-		{ID: "apart", Name: "no shelf waits for another shelf's query",
-			Catches: "one lock for the whole shop, or striped locks (a hash of the name modulo a few, a slot per name length), held across the slow query"},
-		{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
-			Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"},
-		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-			Catches: "carried over from case 1: waiters that give up on a timer shorter than the query, and hits that return other than the cached list"},
-		{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-			Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"},
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "a table of locks read and written without a guard of its own, also on the error path"},
-		explore.Info,
-	},
+	Number:   2,
+	Points:   6, // a lock per shelf instead of one for the shop
+	Title:    "One lock for the whole shop",
+	Chapter:  "docs/02-global-lock.md",
+	Summary:  "The stampede is gone, but the new-releases visitors now wait for the bestseller query.",
+	Breaks:   "one lock for the whole shop: no stampede, but every shelf waits for the slowest",
+	Lesson:   "one lock per key, never held across a slow call; the table of locks guarded, with look and make in one step",
+	Timeline: check.VisitorLanes,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Run `go run ./shop run 2` and compare the new-releases visitors' wait with the time of their own query. What are they waiting for in the extra time?",
 		"The shop's one mutex is held across the bestseller query, and every visitor, whatever shelf they want, takes that mutex first.",
@@ -61,15 +68,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
-			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
-			"same-lock":   func(h *harness.H) check.Verdict { return shelves.SameLock(h, mk) },
-			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
-			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
-			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case2) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

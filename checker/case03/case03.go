@@ -19,28 +19,35 @@ import (
 	"stampede/shop/catalog"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[shelves.New]{
+	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
+		Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+	{Info: check.Info{ID: "one-round", Name: "the burst is served by one round of queries, not one round per visitor",
+		Catches: "waiters that query one after another, each once the one before has answered"}, Run: shelves.OneRound},
+	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
+		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: shelves.Served},
+	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
+		Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: shelves.EachShelfOnce},
+	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
+		Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"}, Run: shelves.Apart},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "a look at the cache map without holding its lock, also on the error path"}, Run: shelves.Races},
+	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case3) }},
+}
+
 // Case describes case 3.
 var Case = check.Case{
-	Number:  3,
-	Points:  6, // the second look, on its own
-	Title:   "The missing second look",
-	Chapter: "docs/03-second-look.md",
-	Summary: "One lock per shelf, but every waiter queries once it gets the lock: the queries run one after another.",
-	Checks: []check.Info{
-		{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-			Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"},
-		{ID: "one-round", Name: "the burst is served by one round of queries, not one round per visitor",
-			Catches: "waiters that query one after another, each once the one before has answered"},
-		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-			Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"},
-		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-			Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"},
-		{ID: "apart", Name: "no shelf waits for another shelf's query",
-			Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"},
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "a look at the cache map without holding its lock, also on the error path"},
-		explore.Info,
-	},
+	Number:   3,
+	Points:   6, // the second look, on its own
+	Title:    "The missing second look",
+	Chapter:  "docs/03-second-look.md",
+	Summary:  "One lock per shelf, but every waiter queries once it gets the lock: the queries run one after another.",
+	Breaks:   "a lock per shelf and no second look: fifty queries in a row",
+	Lesson:   "a look made before waiting is stale after it: look again under the lock, and fill before unlocking",
+	Timeline: check.VisitorLanes,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Run `go run ./shop run 3`: count the queries, and see when each one begins. What does a visitor do right after it gets the shelf's lock?",
 		"Think of the second visitor in line. By the time the lock is its turn, what has the first visitor already done to the cache?",
@@ -60,15 +67,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"one-round":   func(h *harness.H) check.Verdict { return shelves.OneRound(h, mk) },
-			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
-			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
-			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
-			"race":        func(h *harness.H) check.Verdict { return shelves.Races(h, mk) },
-			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case3) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

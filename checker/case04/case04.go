@@ -18,31 +18,38 @@ import (
 	"stampede/shop/catalog"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[shelves.New]{
+	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
+		Catches: "a look that upgrades a read lock to a write lock and deadlocks, waiters that return nothing or give up on a timer, and hits that return other than the cached list"}, Run: shelves.Served},
+	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
+		Catches: "a fix that guards the map and drops single-flight, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+	{Info: check.Info{ID: "hit-apart", Name: "a hit does not wait for a slow query of another shelf, even with a fill waiting to write",
+		Catches: "a fill that holds the cache's write lock across the query, or its read lock (a waiting writer then stops every hit)"}, Run: HitApart},
+	{Info: check.Info{ID: "hits-shared", Name: "hits do not wait for each other",
+		Catches: "the cache read under a plain sync.Mutex or the write side of an RWMutex, hits that take the shelf's fetch lock, a one-token channel used as a lock, and an owner goroutine serving hits one at a time"}, Run: HitsShared},
+	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
+		Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: shelves.EachShelfOnce},
+	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
+		Catches: "carried over from case 2: one lock for the whole shop, or a shelf's lock shared with others, held across the query"}, Run: shelves.Apart},
+	{Info: nestedInfo, Run: NestedRLock},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"}, Run: Readers},
+	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case4) }},
+}
+
 // Case describes case 4.
 var Case = check.Case{
-	Number:  4,
-	Points:  8, // the memory model: a read needs a lock too
-	Title:   "The unguarded first look",
-	Chapter: "docs/04-unguarded-first-look.md",
-	Summary: "Hits read the cache map with no lock while a fill writes it: a data race, and in Go a crash.",
-	Checks: []check.Info{
-		{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-			Catches: "a look that upgrades a read lock to a write lock and deadlocks, waiters that return nothing or give up on a timer, and hits that return other than the cached list"},
-		{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-			Catches: "a fix that guards the map and drops single-flight, and a burst coalesced but never cached"},
-		{ID: "hit-apart", Name: "a hit does not wait for a slow query of another shelf, even with a fill waiting to write",
-			Catches: "a fill that holds the cache's write lock across the query, or its read lock (a waiting writer then stops every hit)"},
-		{ID: "hits-shared", Name: "hits do not wait for each other",
-			Catches: "the cache read under a plain sync.Mutex or the write side of an RWMutex, hits that take the shelf's fetch lock, a one-token channel used as a lock, and an owner goroutine serving hits one at a time"},
-		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-			Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"},
-		{ID: "apart", Name: "no shelf waits for another shelf's query",
-			Catches: "carried over from case 2: one lock for the whole shop, or a shelf's lock shared with others, held across the query"},
-		nestedInfo,
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"},
-		explore.Info,
-	},
+	Number:   4,
+	Points:   8, // the memory model: a read needs a lock too
+	Title:    "The unguarded first look",
+	Chapter:  "docs/04-unguarded-first-look.md",
+	Summary:  "Hits read the cache map with no lock while a fill writes it: a data race, and in Go a crash.",
+	Breaks:   "the textbook fast path in Go: a map read with no lock",
+	Lesson:   "Go has no interpreter lock: every read of a shared map needs a guard, and a read lock lets hits share it",
+	Timeline: check.SceneEvents,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Run it and read the race report: which two lines does it name, and which goroutines run them?",
 		"Holding the shelf's lock keeps out the other fetchers of that shelf, but the visitors of other shelves read and write the same map. In Go every access to a shared map needs a guard that all of them take.",
@@ -62,17 +69,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"served":      func(h *harness.H) check.Verdict { return shelves.Served(h, mk) },
-			"once":        func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"hit-apart":   func(h *harness.H) check.Verdict { return HitApart(h, mk) },
-			"hits-shared": func(h *harness.H) check.Verdict { return HitsShared(h, mk) },
-			"two-shelves": func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
-			"apart":       func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
-			"race":        func(h *harness.H) check.Verdict { return Readers(h, mk) },
-			"rlock-once":  func(h *harness.H) check.Verdict { return NestedRLock(h, mk) },
-			"explore":     func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case4) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

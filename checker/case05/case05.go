@@ -13,37 +13,44 @@ import (
 	"stampede/shop/catalog"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[shelves.New]{
+	{Info: check.Info{ID: "returns", Name: "when the query fails, every visitor returns",
+		Catches: "a lock the error path never releases: one visitor gets the error, the rest wait for ever"}, Run: Returns},
+	{Info: check.Info{ID: "shared-error", Name: "the visitors of a failed query share its error: the database is not asked again by each waiter",
+		Catches: "a per-shelf lock whose waiters query again in turn, one failing query per visitor"}, Run: SharedError},
+	{Info: check.Info{ID: "not-cached", Name: "the failure is not cached: once the database is back, the next visitor gets the list",
+		Catches: "a cache or a flight table that keeps the error as if it were the answer"}, Run: NotCached},
+	{Info: check.Info{ID: "panic", Name: "a panic in the query reaches every visitor as an error or a panic, never a hang or a crash",
+		Catches: "cleanup that is not deferred, and a query on a goroutine nobody recovers (singleflight's DoChan re-panics there)"}, Run: Panics},
+	{Info: goexitInfo, Run: Goexits},
+	{Info: check.Info{ID: "give-up", Name: "a visitor who gives up returns at once with its context's error; the query goes on for the others",
+		Catches: "waiters that cannot be cancelled: parked in sync.Mutex.Lock, or on a done channel without ctx.Done()"}, Run: GiveUp},
+	{Info: check.Info{ID: "starter-gives-up", Name: "when the visitor who started the query gives up, the others still get the list from that one query",
+		Catches: "a query run on its starter's context, so that one impatient visitor cancels it for everyone"}, Run: StarterGivesUp},
+	{Info: check.Info{ID: "once", Name: "with the database up, the query runs once and later visitors are served from the cache",
+		Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a flight whose answer is never cached"}, Run: shelves.QueriedOnce},
+	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf has its own flight and its own list",
+		Catches: "carried over from case 1: a flight table keyed by something other than the shelf (one flight for all, a hash modulo a few slots)"}, Run: shelves.EachShelfOnce},
+	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
+		Catches: "carried over from case 2: a lock held across the query that several shelves share, such as one query at a time for the whole shop"}, Run: shelves.Apart},
+	{Info: check.Info{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
+		Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"}, Run: Race},
+	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case5) }},
+}
+
 // Case describes case 5.
 var Case = check.Case{
-	Number:  5,
-	Points:  8, // error paths: panics, cancelled callers, nothing cached on failure
-	Title:   "The fetch that fails",
-	Chapter: "docs/05-fetch-that-fails.md",
-	Summary: "The database fails the bestseller query, and the visitors waiting for it wait for ever.",
-	Checks: []check.Info{
-		{ID: "returns", Name: "when the query fails, every visitor returns",
-			Catches: "a lock the error path never releases: one visitor gets the error, the rest wait for ever"},
-		{ID: "shared-error", Name: "the visitors of a failed query share its error: the database is not asked again by each waiter",
-			Catches: "a per-shelf lock whose waiters query again in turn, one failing query per visitor"},
-		{ID: "not-cached", Name: "the failure is not cached: once the database is back, the next visitor gets the list",
-			Catches: "a cache or a flight table that keeps the error as if it were the answer"},
-		{ID: "panic", Name: "a panic in the query reaches every visitor as an error or a panic, never a hang or a crash",
-			Catches: "cleanup that is not deferred, and a query on a goroutine nobody recovers (singleflight's DoChan re-panics there)"},
-		goexitInfo,
-		{ID: "give-up", Name: "a visitor who gives up returns at once with its context's error; the query goes on for the others",
-			Catches: "waiters that cannot be cancelled: parked in sync.Mutex.Lock, or on a done channel without ctx.Done()"},
-		{ID: "starter-gives-up", Name: "when the visitor who started the query gives up, the others still get the list from that one query",
-			Catches: "a query run on its starter's context, so that one impatient visitor cancels it for everyone"},
-		{ID: "once", Name: "with the database up, the query runs once and later visitors are served from the cache",
-			Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a flight whose answer is never cached"},
-		{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf has its own flight and its own list",
-			Catches: "carried over from case 1: a flight table keyed by something other than the shelf (one flight for all, a hash modulo a few slots)"},
-		{ID: "apart", Name: "no shelf waits for another shelf's query",
-			Catches: "carried over from case 2: a lock held across the query that several shelves share, such as one query at a time for the whole shop"},
-		{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
-			Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"},
-		explore.Info,
-	},
+	Number:   5,
+	Points:   8, // error paths: panics, cancelled callers, nothing cached on failure
+	Title:    "The fetch that fails",
+	Chapter:  "docs/05-fetch-that-fails.md",
+	Summary:  "The database fails the bestseller query, and the visitors waiting for it wait for ever.",
+	Breaks:   "the one query fails: who hangs, who retries, what gets cached",
+	Lesson:   "a flight lands on every path, error or panic; its visitors share the outcome, nothing keeps the failure, and each visitor may give up alone",
+	Timeline: check.VisitorLanes,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Run it and follow the first visitor: it gets the error and returns. Which line does it skip on its way out, and who was waiting for that line?",
 		"Every way out of the code that holds the lock must release it: the error, the early return, and a panic too. Go has a statement for exactly that.",
@@ -63,20 +70,7 @@ func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"returns":          func(h *harness.H) check.Verdict { return Returns(h, mk) },
-			"shared-error":     func(h *harness.H) check.Verdict { return SharedError(h, mk) },
-			"not-cached":       func(h *harness.H) check.Verdict { return NotCached(h, mk) },
-			"panic":            func(h *harness.H) check.Verdict { return Panics(h, mk) },
-			"goexit":           func(h *harness.H) check.Verdict { return Goexits(h, mk) },
-			"give-up":          func(h *harness.H) check.Verdict { return GiveUp(h, mk) },
-			"starter-gives-up": func(h *harness.H) check.Verdict { return StarterGivesUp(h, mk) },
-			"once":             func(h *harness.H) check.Verdict { return shelves.QueriedOnce(h, mk) },
-			"two-shelves":      func(h *harness.H) check.Verdict { return shelves.EachShelfOnce(h, mk) },
-			"apart":            func(h *harness.H) check.Verdict { return shelves.Apart(h, mk) },
-			"race":             func(h *harness.H) check.Verdict { return Race(h, mk) },
-			"explore":          func(h *harness.H) check.Verdict { return explore.Check(h, mk, explore.Case5) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

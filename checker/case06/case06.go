@@ -26,44 +26,51 @@ import (
 	"stampede/shop/clock"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[NewShop]{
+	{Info: check.Info{ID: "fleet-once", Name: "a burst on every instance makes one source read for the whole fleet",
+		Catches: "in-process single-flight alone (one read per instance), losers that read anyway, and a holder that takes the lock without looking in Redis again"}, Run: FleetOnce},
+	{Info: check.Info{ID: "per-instance", Name: "each instance makes at most one lock attempt per burst, not one per visitor",
+		Catches: "a lock taken by every visitor instead of by each instance's one flight"}, Run: PerInstance},
+	{Info: check.Info{ID: "losers-wait", Name: "instances that lose the lock do not read the source: they wait for the fill",
+		Catches: "losers that query anyway, which makes the lock decorative, and losers that give up at once"}, Run: LosersWait},
+	{Info: check.Info{ID: "lock-expires", Name: "a holder that dies mid-rebuild blocks the fleet only until its lock expires; then another instance rebuilds",
+		Catches: "a lock with no time to live (SETNX, or SET NX without PX)"}, Run: LockExpires},
+	{Info: check.Info{ID: "holder-only", Name: "the lock is released only by its holder: a holder whose lock expired leaves the new holder's lock alone",
+		Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"}, Run: HolderOnly},
+	{Info: check.Info{ID: "budget", Name: "a loser that waits past its budget gets a typed \"try again\" error, not a hang and not a source read",
+		Catches: "a poll with no bound, and a loser that gives up with an untyped error"}, Run: BudgetError},
+	{Info: check.Info{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
+		Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"}, Run: EveryKeyExpires},
+	{Info: tokensInfo, Run: Tokens},
+	{Info: ExploreInfo, Run: ExploreFleet},
+	{Info: panicInfo, Run: Panics},
+	{Info: storeRefusedInfo, Run: StoreRefused},
+	{Info: firstLeavesInfo, Run: FirstLeaves},
+	{Info: redisDownInfo, Run: RedisDown},
+	{Info: coldBoundedInfo, Run: ColdBounded},
+	{Info: redisStallsInfo, Run: RedisStalls},
+	{Info: failedAgainInfo, Run: FailedAgain},
+	{Info: pollFailsInfo, Run: PollFails},
+	{Info: failsFastInfo, Run: FailsFast},
+	{Info: renewHolderOnlyInfo, Run: RenewHolderOnly},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "an instance's in-process cache or flight table read and written without a lock"}, Run: Busy},
+}
+
 // Case describes case 6.
 var Case = check.Case{
-	Number:  6,
-	Points:  12, // a lock across a fleet, on Redis: tokens, expiry, safe release
-	Redis:   true,
-	Title:   "A fleet of shops and the Redis lock",
-	Chapter: "docs/06-fleet-redis-lock.md",
-	Summary: "Six shop instances each coalesce their own visitors, and the database still gets six queries: share a lock in Redis.",
-	Checks: []check.Info{
-		{ID: "fleet-once", Name: "a burst on every instance makes one source read for the whole fleet",
-			Catches: "in-process single-flight alone (one read per instance), losers that read anyway, and a holder that takes the lock without looking in Redis again"},
-		{ID: "per-instance", Name: "each instance makes at most one lock attempt per burst, not one per visitor",
-			Catches: "a lock taken by every visitor instead of by each instance's one flight"},
-		{ID: "losers-wait", Name: "instances that lose the lock do not read the source: they wait for the fill",
-			Catches: "losers that query anyway, which makes the lock decorative, and losers that give up at once"},
-		{ID: "lock-expires", Name: "a holder that dies mid-rebuild blocks the fleet only until its lock expires; then another instance rebuilds",
-			Catches: "a lock with no time to live (SETNX, or SET NX without PX)"},
-		{ID: "holder-only", Name: "the lock is released only by its holder: a holder whose lock expired leaves the new holder's lock alone",
-			Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"},
-		{ID: "budget", Name: "a loser that waits past its budget gets a typed \"try again\" error, not a hang and not a source read",
-			Catches: "a poll with no bound, and a loser that gives up with an untyped error"},
-		{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
-			Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"},
-		tokensInfo,
-		ExploreInfo,
-		panicInfo,
-		storeRefusedInfo,
-		firstLeavesInfo,
-		redisDownInfo,
-		coldBoundedInfo,
-		redisStallsInfo,
-		failedAgainInfo,
-		pollFailsInfo,
-		failsFastInfo,
-		renewHolderOnlyInfo,
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "an instance's in-process cache or flight table read and written without a lock"},
-	},
+	Number:   6,
+	Points:   12, // a lock across a fleet, on Redis: tokens, expiry, safe release
+	Redis:    true,
+	Title:    "A fleet of shops and the Redis lock",
+	Chapter:  "docs/06-fleet-redis-lock.md",
+	Summary:  "Six shop instances each coalesce their own visitors, and the database still gets six queries: share a lock in Redis.",
+	Breaks:   "six shop servers, one database: the Redis lock across a fleet",
+	Lesson:   "single-flight stops at the process; SET NX PX with a random token and an atomic release makes one rebuild for the fleet, and saves work without promising correctness",
+	Timeline: check.SceneEvents,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Count the queries: each instance's single-flight lets one flight per instance through, so six instances make six reads. What do the six flights share that could pick one of them?",
 		"Redis is shared by the whole fleet. SET key value NX succeeds for exactly one caller: make that the regeneration lock, taken inside the instance's flight (not by each visitor), with PX so that it expires if its holder dies.",
@@ -76,36 +83,10 @@ var Case = check.Case{
 // Bind binds case 6 to an implementation's constructor.
 func Bind[S shelves.Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return newShop(db, rdb, clk) }
-	checks := map[string]func(*harness.H, NewShop) check.Verdict{
-		"fleet-once":        FleetOnce,
-		"per-instance":      PerInstance,
-		"losers-wait":       LosersWait,
-		"lock-expires":      LockExpires,
-		"holder-only":       HolderOnly,
-		"tokens":            Tokens,
-		"budget":            BudgetError,
-		"ttl":               EveryKeyExpires,
-		"race":              Busy,
-		"panic":             Panics,
-		"store-refused":     StoreRefused,
-		"first-leaves":      FirstLeaves,
-		"redis-down":        RedisDown,
-		"cold-bounded":      ColdBounded,
-		"redis-stalls":      RedisStalls,
-		"failed-again":      FailedAgain,
-		"poll-fails":        PollFails,
-		"fails-fast":        FailsFast,
-		"renew-holder-only": RenewHolderOnly,
-		"explore":           ExploreFleet,
-	}
-	bound := harness.Bound{
+	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk, harness.PkgOf[S]())
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{},
+		Checks: harness.Decide(checks, mk),
 	}
-	for id, fn := range checks {
-		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
-	}
-	return bound
 }

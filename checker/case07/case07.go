@@ -18,6 +18,27 @@ import (
 	"stampede/shop/clock"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[New]{
+	{Info: check.Info{ID: "no-wait", Name: "after the first fill, no read waits on a miss",
+		Catches: "single-flight alone (every expiry makes the readers of that moment wait), a refresh that starts too late for its own query, and a list served after its time to live"}, Run: NoWait},
+	{Info: check.Info{ID: "per-window", Name: "recomputes stay close to one per time-to-live window",
+		Catches: "early recomputes that pile up: every reader in a fixed early window recomputing, a rule that fires on every read, a draw of 0 that always fires"}, Run: PerWindow},
+	{Info: check.Info{ID: "late", Name: "recomputes start late in the window, not as soon as the value is stored",
+		Catches: "a sign error in the rule, which recomputes on the first read after every store, and ln(u) with u able to be 0"}, Run: Late},
+	{Info: check.Info{ID: "delta", Name: "delta is measured: a slower recompute starts earlier",
+		Catches: "delta hard-coded, measured with the time package instead of the shop's clock, or a fixed refresh-ahead window"}, Run: Delta},
+	{Info: check.Info{ID: "beta", Name: "beta is honoured: a larger beta starts earlier",
+		Catches: "beta ignored, or divided by instead of multiplied"}, Run: Beta},
+	{Info: check.Info{ID: "one-flight", Name: "only one recompute runs at a time for a key",
+		Catches: "XFetch without single-flight: two readers who both draw an early recompute both run it"}, Run: OneFlight},
+	{Info: ExploreInfo, Run: Explore},
+	{Info: panicInfo, Run: Panics},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "the cache, the flight table or a refreshing flag read or written outside the lock, by the background recompute or by a reader"}, Run: Busy},
+}
+
 // Case describes case 7.
 var Case = check.Case{
 	Number:  7,
@@ -25,24 +46,9 @@ var Case = check.Case{
 	Title:   "The key that must never miss",
 	Chapter: "docs/07-xfetch.md",
 	Summary: "The bestseller list is read 100 times a second; every 30 s it expires and the readers of that moment wait.",
-	Checks: []check.Info{
-		{ID: "no-wait", Name: "after the first fill, no read waits on a miss",
-			Catches: "single-flight alone (every expiry makes the readers of that moment wait), a refresh that starts too late for its own query, and a list served after its time to live"},
-		{ID: "per-window", Name: "recomputes stay close to one per time-to-live window",
-			Catches: "early recomputes that pile up: every reader in a fixed early window recomputing, a rule that fires on every read, a draw of 0 that always fires"},
-		{ID: "late", Name: "recomputes start late in the window, not as soon as the value is stored",
-			Catches: "a sign error in the rule, which recomputes on the first read after every store, and ln(u) with u able to be 0"},
-		{ID: "delta", Name: "delta is measured: a slower recompute starts earlier",
-			Catches: "delta hard-coded, measured with the time package instead of the shop's clock, or a fixed refresh-ahead window"},
-		{ID: "beta", Name: "beta is honoured: a larger beta starts earlier",
-			Catches: "beta ignored, or divided by instead of multiplied"},
-		{ID: "one-flight", Name: "only one recompute runs at a time for a key",
-			Catches: "XFetch without single-flight: two readers who both draw an early recompute both run it"},
-		ExploreInfo,
-		panicInfo,
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "the cache, the flight table or a refreshing flag read or written outside the lock, by the background recompute or by a reader"},
-	},
+	Breaks:  "the key that must never miss: XFetch early refresh",
+	Lesson:  "a lock bounds a miss but still makes the readers of that moment wait; XFetch recomputes a hot key early, at random, so it never goes missing",
+	Checks:  harness.Infos(checks),
 	Hints: []string{
 		"Run `go run ./shop run 7` and look at when the waits happen: only at the moment the list expires. The cure is for the list never to be missing: refresh it before it expires.",
 		"Refreshing at a fixed time before expiry (say 5 s) needs a number that fits every query and every load. XFetch lets each reader decide at random instead: recompute now when now - delta*beta*ln(u) >= expiry. Store delta (how long the query took, measured on clk) and the expiry with the books.",
@@ -70,16 +76,6 @@ func Bind[S Shop](newShop func(*catalog.DB, clock.Clock, func() float64, time.Du
 			h := harness.New(ctx, harness.PkgOf[S](), harness.DefaultBound)
 			return Scenario(h, w, args, mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{
-			"no-wait":    func(h *harness.H) check.Verdict { return NoWait(h, mk) },
-			"per-window": func(h *harness.H) check.Verdict { return PerWindow(h, mk) },
-			"late":       func(h *harness.H) check.Verdict { return Late(h, mk) },
-			"delta":      func(h *harness.H) check.Verdict { return Delta(h, mk) },
-			"beta":       func(h *harness.H) check.Verdict { return Beta(h, mk) },
-			"one-flight": func(h *harness.H) check.Verdict { return OneFlight(h, mk) },
-			"race":       func(h *harness.H) check.Verdict { return Busy(h, mk) },
-			"panic":      func(h *harness.H) check.Verdict { return Panics(h, mk) },
-			"explore":    func(h *harness.H) check.Verdict { return Explore(h, mk) },
-		},
+		Checks: harness.Decide(checks, mk),
 	}
 }

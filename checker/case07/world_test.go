@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"stampede/checker/check"
 	"stampede/checker/harness"
 	shipped "stampede/checker/library/case07/shipped"
 	"stampede/shop/catalog"
@@ -33,25 +32,6 @@ func newH() *harness.H {
 	return harness.New(context.Background(), "stampede/solutions/case07", harness.DefaultBound)
 }
 
-var checks = map[string]func(*harness.H, New) check.Verdict{
-	"no-wait":    NoWait,
-	"per-window": PerWindow,
-	"late":       Late,
-	"delta":      Delta,
-	"beta":       Beta,
-	"one-flight": OneFlight,
-	"race":       Busy,
-	"panic":      Panics,
-	"explore":    Explore,
-}
-
-func TestEveryCheckHasAFunction(t *testing.T) {
-	for _, in := range Case.Checks {
-		assert.Contains(t, checks, in.ID)
-	}
-	assert.Len(t, checks, len(Case.Checks))
-}
-
 func TestVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays minutes of virtual traffic")
@@ -63,8 +43,8 @@ func TestVerdicts(t *testing.T) {
 		"shipped":  {shippedShop, []string{"no-wait", "delta", "beta", "explore"}},
 		"solution": {solutionShop, nil},
 	} {
-		for _, in := range Case.Checks {
-			v := checks[in.ID](newH(), c.mk)
+		for _, in := range checks {
+			v := in.Run(newH(), c.mk)
 			t.Logf("%s %s: %v %s %s", name, in.ID, v.Pass, v.Figure, v.Message)
 			assert.Equal(t, !contains(c.fails, in.ID), v.Pass, "%s, %s: %s (%s)", name, in.ID, v.Message, v.Figure)
 		}

@@ -21,53 +21,60 @@ import (
 	"stampede/shop/events"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[NewShop]{
+	{Info: check.Info{ID: "warm-ttl", Name: "every page the warm-up stores lives 30 to 35 s (read from Redis), and serves its readers",
+		Catches: "jitter subtracted from the 30 s (pages that live less than the floor), jitter wider than 5 s, a page stored with no time to live"}, Run: WarmTTL},
+	{Info: check.Info{ID: "warm-spread", Name: "the warm-up's expiries are spread: no 100 ms holds more pages than a fair draw would put there",
+		Catches: "a fixed 30 s, one draw for the whole warm-up, a rand.New with a fixed seed on every call, and jitter in whole seconds (six spikes of about 333 pages)"}, Run: WarmSpread},
+	{Info: check.Info{ID: "rebuild-ttl", Name: "pages rebuilt after a cold start live 30 to 35 s and are spread too",
+		Catches: "a warm-up that jitters and a rebuild that does not: after a cold start the 2,000 rebuilt pages bring the wave back"}, Run: RebuildTTL},
+	{Info: check.Info{ID: "once", Name: "in a cold start each page is queried once, however many readers it has, and later readers are served from Redis",
+		Catches: "a bound on rebuilds with no single-flight in front of it, and a flight that does not fill Redis"}, Run: Once},
+	{Info: check.Info{ID: "at-most", Name: "the database never sees more than 20 queries at once",
+		Catches: "no bound, a bound per page instead of for the database, a slot taken after the query, a pool larger than the database's"}, Run: AtMost},
+	{Info: check.Info{ID: "parallel", Name: "with work for more, the database sees at least 2 queries at once",
+		Catches: "one global lock around every rebuild: case 2's mistake again, one query at a time for 2,000 pages"}, Run: Parallel},
+	{Info: check.Info{ID: "values", Name: "every reader of a cold start gets its own page",
+		Catches: "waiters handed an empty page, and a budget shorter than the rebuild, which turns waiters away while their page is on its way"}, Run: Values},
+	{Info: check.Info{ID: "budget", Name: "a reader that waits past its budget gets a typed \"try again\" error, not a hang",
+		Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"}, Run: Budget},
+	{Info: check.Info{ID: "failed-again", Name: "a page whose query failed is queried again by its next reader, who gets its page",
+		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error): more failures than the pool holds leave it empty"}, Run: FailedAgain},
+	{Info: check.Info{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
+		Catches: "a failed query that gives its slot back twice (double-release-on-error): each failure widens the pool by one"}, Run: SlotsAfterFailure},
+	{Info: check.Info{ID: "starter-leaves", Name: "a reader who hangs up while its rebuild waits for a slot takes no other reader's page with it",
+		Catches: "a database slot waited for on the context of the reader who started the rebuild (acquire-on-starter-ctx)"}, Run: StarterLeaves},
+	{Info: check.Info{ID: "outage", Name: "while the database fails every query, every reader is answered within its budget",
+		Catches: "a reader that retries a failed page with a fresh budget for each try (retry-resets-budget), and never returns while the outage lasts"}, Run: Outage},
+	{Info: check.Info{ID: "slow-write", Name: "a slow Redis write of one page holds up no other page's rebuild",
+		Catches: "a flight table whose mutex is held across the Redis SET (table-lock-across-set): one slow write stops every page"}, Run: SlowWrite},
+	{Info: check.Info{ID: "hit-ttl", Name: "hits leave a page's time to live alone: pages read 10 s after the warm-up still expire when they would have",
+		Catches: "GETEX or EXPIRE on a hit, to exactly 30 s (getex-sliding-ttl: pages read together expire together again) or to a fresh draw (sliding-jitter: a page read often is never rebuilt)"}, Run: HitTTL},
+	{Info: check.Info{ID: "late-reader", Name: "a reader who joins a rebuild just before its first reader gives up waits a budget of its own",
+		Catches: "one budget timer for the whole flight, started by its first reader (flight-budget): whoever joins late is told to try again at once"}, Run: LateReader},
+	{Info: check.Info{ID: "hung-query", Name: "while the database hangs 20 pages, none is still queried 10 s after its reader came, and pages it answers are served",
+		Catches: "a rebuild with no deadline (hung-no-deadline: 20 hung queries hold the pool for ever), a deadline on the wait for a connection only (hung-slot-deadline-only), a deadline past 10 s (hung-long-deadline), a flight that stops waiting for a query it leaves running (hung-abandoned-query), and a fresh deadline for each retry of the query (hung-retry-fresh-deadline)"}, Run: HungQuery},
+	{Info: check.Info{ID: "store-refused", Name: "a page the database gave is served even when Redis refuses to store it",
+		Catches: "a failed SET turned into every waiter's error, throwing a good page away (store-error-drops-page), and the page returned with the error (store-error-with-page)"}, Run: StoreRefused},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"}, Run: Busy},
+	{Info: ExploreInfo, Run: Explore},
+}
+
 // Case describes case 8.
 var Case = check.Case{
-	Number:  8,
-	Points:  12, // keys set together: jitter by statistics, a bound on rebuilds for the cold start
-	Redis:   true,
-	Title:   "Keys set together expire together",
-	Chapter: "docs/08-jittered-ttls.md",
-	Summary: "A warm-up stores 2,000 event pages for exactly 30 s, and 30 s later they all expire at once; after a Redis restart, every reader queries.",
-	Checks: []check.Info{
-		{ID: "warm-ttl", Name: "every page the warm-up stores lives 30 to 35 s (read from Redis), and serves its readers",
-			Catches: "jitter subtracted from the 30 s (pages that live less than the floor), jitter wider than 5 s, a page stored with no time to live"},
-		{ID: "warm-spread", Name: "the warm-up's expiries are spread: no 100 ms holds more pages than a fair draw would put there",
-			Catches: "a fixed 30 s, one draw for the whole warm-up, a rand.New with a fixed seed on every call, and jitter in whole seconds (six spikes of about 333 pages)"},
-		{ID: "rebuild-ttl", Name: "pages rebuilt after a cold start live 30 to 35 s and are spread too",
-			Catches: "a warm-up that jitters and a rebuild that does not: after a cold start the 2,000 rebuilt pages bring the wave back"},
-		{ID: "once", Name: "in a cold start each page is queried once, however many readers it has, and later readers are served from Redis",
-			Catches: "a bound on rebuilds with no single-flight in front of it, and a flight that does not fill Redis"},
-		{ID: "at-most", Name: "the database never sees more than 20 queries at once",
-			Catches: "no bound, a bound per page instead of for the database, a slot taken after the query, a pool larger than the database's"},
-		{ID: "parallel", Name: "with work for more, the database sees at least 2 queries at once",
-			Catches: "one global lock around every rebuild: case 2's mistake again, one query at a time for 2,000 pages"},
-		{ID: "values", Name: "every reader of a cold start gets its own page",
-			Catches: "waiters handed an empty page, and a budget shorter than the rebuild, which turns waiters away while their page is on its way"},
-		{ID: "budget", Name: "a reader that waits past its budget gets a typed \"try again\" error, not a hang",
-			Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"},
-		{ID: "failed-again", Name: "a page whose query failed is queried again by its next reader, who gets its page",
-			Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error): more failures than the pool holds leave it empty"},
-		{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
-			Catches: "a failed query that gives its slot back twice (double-release-on-error): each failure widens the pool by one"},
-		{ID: "starter-leaves", Name: "a reader who hangs up while its rebuild waits for a slot takes no other reader's page with it",
-			Catches: "a database slot waited for on the context of the reader who started the rebuild (acquire-on-starter-ctx)"},
-		{ID: "outage", Name: "while the database fails every query, every reader is answered within its budget",
-			Catches: "a reader that retries a failed page with a fresh budget for each try (retry-resets-budget), and never returns while the outage lasts"},
-		{ID: "slow-write", Name: "a slow Redis write of one page holds up no other page's rebuild",
-			Catches: "a flight table whose mutex is held across the Redis SET (table-lock-across-set): one slow write stops every page"},
-		{ID: "hit-ttl", Name: "hits leave a page's time to live alone: pages read 10 s after the warm-up still expire when they would have",
-			Catches: "GETEX or EXPIRE on a hit, to exactly 30 s (getex-sliding-ttl: pages read together expire together again) or to a fresh draw (sliding-jitter: a page read often is never rebuilt)"},
-		{ID: "late-reader", Name: "a reader who joins a rebuild just before its first reader gives up waits a budget of its own",
-			Catches: "one budget timer for the whole flight, started by its first reader (flight-budget): whoever joins late is told to try again at once"},
-		{ID: "hung-query", Name: "while the database hangs 20 pages, none is still queried 10 s after its reader came, and pages it answers are served",
-			Catches: "a rebuild with no deadline (hung-no-deadline: 20 hung queries hold the pool for ever), a deadline on the wait for a connection only (hung-slot-deadline-only), a deadline past 10 s (hung-long-deadline), a flight that stops waiting for a query it leaves running (hung-abandoned-query), and a fresh deadline for each retry of the query (hung-retry-fresh-deadline)"},
-		{ID: "store-refused", Name: "a page the database gave is served even when Redis refuses to store it",
-			Catches: "a failed SET turned into every waiter's error, throwing a good page away (store-error-drops-page), and the page returned with the error (store-error-with-page)"},
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"},
-		ExploreInfo,
-	},
+	Number:   8,
+	Points:   12, // keys set together: jitter by statistics, a bound on rebuilds for the cold start
+	Redis:    true,
+	Title:    "Keys set together expire together",
+	Chapter:  "docs/08-jittered-ttls.md",
+	Summary:  "A warm-up stores 2,000 event pages for exactly 30 s, and 30 s later they all expire at once; after a Redis restart, every reader queries.",
+	Breaks:   "2,000 pages warmed up together expire together; then Redis restarts empty",
+	Lesson:   "a random part in every time to live spreads the expiries of keys written together; a cold start has nothing to spread, and needs one query per key and no more at once than the database's pool",
+	Timeline: check.SceneEvents,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Run `go run ./shop run 8` and read the expiry wave: 2,000 pages stored in the same second with the same 30 s all expire in the same second. What would make pages stored together expire apart?",
 		"Give each page its own time to live: 30 s plus a random 0 to 5 s, drawn for every page (math/rand/v2's rand.N(5*time.Second) is safe from many goroutines), in milliseconds, and for the warm-up and the rebuild alike. Beware go-redis's SetEx, which rounds to whole seconds: Set with a Duration sends PX.",
@@ -89,35 +96,10 @@ type NewShop func(db *events.DB, rdb *redis.Client, clk clock.Clock) Shop
 // Bind binds case 8 to an implementation's constructor.
 func Bind[S Shop](newShop func(*events.DB, *redis.Client, clock.Clock) S) harness.Bound {
 	mk := func(db *events.DB, rdb *redis.Client, clk clock.Clock) Shop { return newShop(db, rdb, clk) }
-	checks := map[string]func(*harness.H, NewShop) check.Verdict{
-		"warm-ttl":            WarmTTL,
-		"warm-spread":         WarmSpread,
-		"rebuild-ttl":         RebuildTTL,
-		"once":                Once,
-		"at-most":             AtMost,
-		"parallel":            Parallel,
-		"values":              Values,
-		"budget":              Budget,
-		"failed-again":        FailedAgain,
-		"slots-after-failure": SlotsAfterFailure,
-		"starter-leaves":      StarterLeaves,
-		"outage":              Outage,
-		"slow-write":          SlowWrite,
-		"hit-ttl":             HitTTL,
-		"late-reader":         LateReader,
-		"hung-query":          HungQuery,
-		"store-refused":       StoreRefused,
-		"race":                Busy,
-		"explore":             Explore,
-	}
-	bound := harness.Bound{
+	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, harness.PkgOf[S](), mk)
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{},
+		Checks: harness.Decide(checks, mk),
 	}
-	for id, fn := range checks {
-		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
-	}
-	return bound
 }

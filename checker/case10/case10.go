@@ -24,38 +24,45 @@ import (
 	"stampede/shop/clock"
 )
 
+// checks are the case's checks, each written once, in the order the report
+// prints them: what it checks and catches, and the function that decides it.
+var checks = []harness.Check[NewShop]{
+	{Info: check.Info{ID: "delete-after-commit", Name: "a read while a write is still uncommitted does not leave the old price in Redis",
+		Catches: "a delete before the commit: a read between the delete and the commit stores the old row with a fresh time to live"}, Run: DeleteAfterCommit},
+	{Info: check.Info{ID: "delete-not-set", Name: "two writes whose cache updates cross leave the last committed price, not the older one",
+		Catches: "a write path that sets the new price in Redis instead of deleting it: the last SET wins, and it may carry the older price"}, Run: DeleteNotSet},
+	{Info: check.Info{ID: "stale-set", Name: "a read that read the row before a write's commit cannot store it after the write's delete",
+		Catches: "the stale set: a plain SET after a delete after commit, a delete that leaves the lease, a lease checked with GET and then SET, a version compared as text, and a delayed second delete"}, Run: StaleSet},
+	{Info: stepsInfo, Run: InvalidateSteps},
+	{Info: check.Info{ID: "slow-leader", Name: "a filler whose lease expired while another took over is refused (CONFLICT), and what it read is not stored",
+		Catches: "a lease token that is the same for every filler, and a fill that checks only that some lease exists"}, Run: SlowLeader},
+	{Info: check.Info{ID: "lease-coalesces", Name: "while one filler holds the lease nobody else reads the row; the others wait for its fill, within a bound",
+		Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"}, Run: LeaseCoalesces},
+	{Info: check.Info{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
+		Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"}, Run: EveryKeyExpires},
+	{Info: tokensInfo, Run: Tokens},
+	{Info: restartInfo, Run: Restart},
+	{Info: letGoInfo, Run: LetGo},
+	{Info: conflictBudgetInfo, Run: ConflictBudget},
+	{Info: secondLookInfo, Run: SecondLookLetsGo},
+	{Info: oneSlotInfo, Run: OneSlot},
+	{Info: ExploreInfo, Run: Explore},
+	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
+		Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"}, Run: Busy},
+}
+
 // Case describes case 10.
 var Case = check.Case{
-	Number:  10,
-	Points:  16, // the stale set: delete after commit, leases, the stale leader's conflict
-	Redis:   true,
-	Title:   "The stale set",
-	Chapter: "docs/10-stale-set.md",
-	Summary: "A price change leaves the old price in Redis for a whole time to live: delete after the commit, and let a lease refuse the slow read's fill.",
-	Checks: []check.Info{
-		{ID: "delete-after-commit", Name: "a read while a write is still uncommitted does not leave the old price in Redis",
-			Catches: "a delete before the commit: a read between the delete and the commit stores the old row with a fresh time to live"},
-		{ID: "delete-not-set", Name: "two writes whose cache updates cross leave the last committed price, not the older one",
-			Catches: "a write path that sets the new price in Redis instead of deleting it: the last SET wins, and it may carry the older price"},
-		{ID: "stale-set", Name: "a read that read the row before a write's commit cannot store it after the write's delete",
-			Catches: "the stale set: a plain SET after a delete after commit, a delete that leaves the lease, a lease checked with GET and then SET, a version compared as text, and a delayed second delete"},
-		stepsInfo,
-		{ID: "slow-leader", Name: "a filler whose lease expired while another took over is refused (CONFLICT), and what it read is not stored",
-			Catches: "a lease token that is the same for every filler, and a fill that checks only that some lease exists"},
-		{ID: "lease-coalesces", Name: "while one filler holds the lease nobody else reads the row; the others wait for its fill, within a bound",
-			Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"},
-		{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
-			Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"},
-		tokensInfo,
-		restartInfo,
-		letGoInfo,
-		conflictBudgetInfo,
-		secondLookInfo,
-		oneSlotInfo,
-		ExploreInfo,
-		{ID: "race", Name: "no data race", Race: true,
-			Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"},
-	},
+	Number:   10,
+	Points:   16, // the stale set: delete after commit, leases, the stale leader's conflict
+	Redis:    true,
+	Title:    "The stale set",
+	Chapter:  "docs/10-stale-set.md",
+	Summary:  "A price change leaves the old price in Redis for a whole time to live: delete after the commit, and let a lease refuse the slow read's fill.",
+	Breaks:   "a price change, and the old price stays in Redis for 30 s: delete after commit, and leases",
+	Lesson:   "a write deletes after its commit and never sets; a lease in Redis, ended by that delete, refuses the slow read's fill and stops the stampede too",
+	Timeline: check.SceneEvents,
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Write the races down with times: a read misses at .000 and its query returns the row as it was at .000; a write commits at .003. What does each of them send to Redis, and in which order can those commands land?",
 		"Move the delete after the commit, and make it a delete, never a SET of the new price: a SET carries a value, and a slower SET of an older value can land after it. What is still wrong? A read that read before the commit and stores after the delete.",
@@ -69,31 +76,10 @@ var Case = check.Case{
 // Bind binds case 10 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock) S) harness.Bound {
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return newShop(db, rdb, clk) }
-	checks := map[string]func(*harness.H, NewShop) check.Verdict{
-		"delete-after-commit": DeleteAfterCommit,
-		"delete-not-set":      DeleteNotSet,
-		"stale-set":           StaleSet,
-		"invalidate-steps":    InvalidateSteps,
-		"restart":             Restart,
-		"slow-leader":         SlowLeader,
-		"lease-coalesces":     LeaseCoalesces,
-		"ttl":                 EveryKeyExpires,
-		"tokens":              Tokens,
-		"let-go":              LetGo,
-		"conflict-budget":     ConflictBudget,
-		"second-look-lets-go": SecondLookLetsGo,
-		"one-slot":            OneSlot,
-		"race":                Busy,
-		"explore":             Explore,
-	}
-	bound := harness.Bound{
+	return harness.Bound{
 		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
 			return Scenario(ctx, w, args, mk, harness.PkgOf[S]())
 		},
-		Checks: map[string]func(*harness.H) check.Verdict{},
+		Checks: harness.Decide(checks, mk),
 	}
-	for id, fn := range checks {
-		bound.Checks[id] = func(h *harness.H) check.Verdict { return fn(h, mk) }
-	}
-	return bound
 }

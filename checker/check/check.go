@@ -22,6 +22,12 @@ type Case struct {
 	Title   string // "The bestseller stampede"
 	Chapter string // "docs/01-bestseller-stampede.md"
 	Summary string // one sentence for `shop list`
+	// Breaks says what goes wrong in the story, for README.md's table of
+	// the cases, and Lesson what the case teaches, for docs/README.md's
+	// table of chapters (both tables are written from the registry).
+	Breaks, Lesson string
+	// Timeline says what `shop run N --timeline` draws.
+	Timeline Timeline
 	// Points is what the case is worth out of 100, by difficulty; the
 	// lab's cases sum to 100. A case earns them only when every check
 	// passes with the race detector on.
@@ -35,6 +41,21 @@ type Case struct {
 	// decisive line of reasoning. The last names the reference solution.
 	Hints []string
 }
+
+// Timeline is what a case's story draws with --timeline.
+type Timeline int
+
+const (
+	// NoTimeline: the story takes no --timeline (case 7 draws its chart
+	// of recomputes every time).
+	NoTimeline Timeline = iota
+	// VisitorLanes: the story draws each visitor's wait, and with --seed
+	// each visitor of the explorer's scene.
+	VisitorLanes
+	// SceneEvents: the story draws nothing of its own; with --seed it
+	// prints every event of the explorer's scene.
+	SceneEvents
+)
 
 // Dir returns the case's package directory below cases/ or solutions/.
 func (c Case) Dir() string { return fmt.Sprintf("case%02d", c.Number) }
