@@ -52,7 +52,7 @@ proof:
 # warm key) and the burst path (50 finding it cold), beside a map behind a
 # sync.RWMutex with x/sync/singleflight. Not part of `make test`: timings
 # are not verdicts. Six runs each, summarized by benchstat when the Go
-# module proxy can fetch it, else printed as they are. docs/design.md has
+# module proxy can fetch it, else printed as they are. docs/benchmarks.md has
 # the results and how they were measured.
 BENCH_COUNT ?= 6
 bench:
