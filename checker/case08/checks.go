@@ -55,7 +55,7 @@ const realWave = 50
 // wave driven to its end, and returns what every reader got.
 func (s *scene) readInWaves(ids []int) ([]harness.Outcome[string], error) {
 	size := wave
-	if !s.world.embedded() {
+	if !s.world.Embedded() {
 		size = realWave
 	}
 	var outs []harness.Outcome[string]
@@ -89,11 +89,11 @@ func warmed(h *harness.H, newShop NewShop) (*scene, []lifetime, check.Verdict) {
 	case o.Err != nil:
 		return s, nil, check.Failed("", "the warm-up failed: "+o.Err.Error())
 	}
-	r, err := s.world.read(h.Context())
+	r, err := s.world.Read(h.Context(), nil)
 	if err != nil {
 		return s, nil, fleet.Unreachable(err)
 	}
-	ls := lifetimes(r, s.tap.wrote(), s.world.embedded(), s.start)
+	ls := lifetimes(r, s.tap.Wrote(), s.world.Embedded(), s.start)
 	if len(ls) < pages {
 		return s, nil, check.Failed(count(len(ls), "key", "keys"), fmt.Sprintf("the warm-up of %d pages left %d keys in Redis: "+
 			"store every page, each under a key of its own", pages, len(ls)))
@@ -223,11 +223,11 @@ func RebuildTTL(h *harness.H, newShop NewShop) check.Verdict {
 	if v := allGot(outs, events.IDs(rebuilt)); !v.Pass {
 		return check.Failed(v.Figure, "in a cold start: "+v.Message)
 	}
-	r, err := s.world.read(h.Context())
+	r, err := s.world.Read(h.Context(), nil)
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
-	ls := lifetimes(r, s.tap.wrote(), s.world.embedded(), s.start)
+	ls := lifetimes(r, s.tap.Wrote(), s.world.Embedded(), s.start)
 	if len(ls) < rebuilt {
 		return check.Failed(count(len(ls), "key", "keys"), fmt.Sprintf("after a cold start in which every one of %d pages "+
 			"had a reader, Redis held %d keys: store every rebuilt page", rebuilt, len(ls)))

@@ -332,7 +332,7 @@ type xworld struct {
 	back      map[int]time.Duration
 	ctxErr    map[int]error
 	missedAt  map[int]time.Duration // reader -> when its held miss was answered
-	checked   map[string]span
+	checked   map[string]fleet.Span
 	eventDone []bool
 	lines     []string
 	bad       string
@@ -543,8 +543,8 @@ func (x *xworld) noteArrivals(ctx context.Context, t time.Duration) {
 		if !due || !known {
 			continue
 		}
-		r, err := x.s.world.readNames(ctx, []string{key})
-		if _, ok := r.ttl[key]; err == nil && ok {
+		r, err := x.s.world.Read(ctx, []string{key})
+		if _, ok := r.TTL[key]; err == nil && ok {
 			x.mu.Lock()
 			x.hit[i] = true
 			x.mu.Unlock()
@@ -567,7 +567,7 @@ func (x *xworld) atRest(ctx context.Context) {
 		}
 	}
 	var names []string
-	for name, sp := range x.s.tap.wrote() {
+	for name, sp := range x.s.tap.Wrote() {
 		if x.checked[name] != sp && slices.Contains(mapValues(x.keys), name) {
 			x.checked[name] = sp
 			names = append(names, name)
@@ -588,11 +588,11 @@ func (x *xworld) atRest(ctx context.Context) {
 		return
 	}
 	slices.Sort(names)
-	r, err := x.s.world.readNames(ctx, names)
+	r, err := x.s.world.Read(ctx, names)
 	if err != nil {
 		return
 	}
-	if bad := outOfRange(lifetimes(r, x.s.tap.wrote(), x.s.world.embedded(), x.s.start)); len(bad) > 0 {
+	if bad := outOfRange(lifetimes(r, x.s.tap.Wrote(), x.s.world.Embedded(), x.s.start)); len(bad) > 0 {
 		x.fail("at %v the shop had just written %s: a page lives 30 s plus a random 0 to 5 s, on every path that stores it "+
 			"(the warm-up, a rebuild, a second look, a retry)", now, bad[0])
 	}
@@ -647,8 +647,7 @@ func (x *xworld) lose(ctx context.Context, page int) {
 	}
 	x.mu.Unlock()
 	for p, k := range keys {
-		n, err := x.s.world.admin.Del(ctx, x.s.world.ns+k).Result()
-		if err != nil || n == 0 {
+		if was, err := x.s.world.Evict(ctx, k); err != nil || !was {
 			continue
 		}
 		x.mu.Lock()
@@ -715,14 +714,14 @@ func (x *xworld) drive(done func() bool, evs []xevent) error {
 // for an answer looks parked, and the scene's own rest waits for the
 // answers.
 func (x *xworld) rest() error {
-	if !x.s.world.embedded() {
+	if !x.s.world.Embedded() {
 		return x.s.rest()
 	}
 	// A process that has not come to rest within the hang bound, with
 	// nothing running in the shop's lines, is a loaded machine (we saw it
 	// at a load of 45 on two cores): look on, three bounds more at most.
 	for try := 0; ; try++ {
-		err := x.s.h.Quiet(func() bool { return x.s.tap.pending.Load() == 0 })
+		err := x.s.h.Quiet(func() bool { sent, _ := x.s.tap.InFlight(); return sent == 0 })
 		var st *harness.Stuck
 		if err == nil || try >= 3 || !errors.As(err, &st) || st.Looping {
 			return err
@@ -734,7 +733,7 @@ func (x *xworld) rest() error {
 func playScene(h *harness.H, newShop NewShop, sc xscene) explore.Played {
 	x := &xworld{sc: sc, byPage: map[string]int{}, failures: map[error]int{}, removed: map[int][]time.Duration{},
 		keys: map[int]string{}, held: map[int]bool{}, slowDone: map[int]bool{}, hit: map[int]bool{}, noted: map[int]bool{},
-		back: map[int]time.Duration{}, ctxErr: map[int]error{}, missedAt: map[int]time.Duration{}, checked: map[string]span{}}
+		back: map[int]time.Duration{}, ctxErr: map[int]error{}, missedAt: map[int]time.Duration{}, checked: map[string]fleet.Span{}}
 	for _, p := range sc.pages() {
 		x.byPage[events.PageOf(p)] = p
 	}
@@ -811,14 +810,16 @@ func (x *xworld) result(res explore.Played) explore.Played {
 // newExploreScene makes a shop on a fresh world, its database and Redis
 // client wired to the explorer's hooks.
 func newExploreScene(h *harness.H, newShop NewShop, x *xworld) (*scene, error) {
-	w, err := openWorld(h.Context(), serverURL())
+	w, err := openWorld(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{h: h, world: w, tap: &tap{stage: x.stage}, clk: clock.NewFake(nine), start: time.Now()}
+	t := fleet.NewTap(nil)
+	t.Stage(x.stage)
+	s := &scene{h: h, world: w, tap: t, clk: clock.NewFake(nine), start: time.Now()}
 	x.s = s
 	s.db = events.New(events.WithCost(0), events.WithClock(s.clk), events.WithHook(x.hook))
-	s.shop = newShop(s.db, w.client(s.tap), s.clk)
+	s.shop = newShop(s.db, w.Client(s.tap), s.clk)
 	return s, nil
 }
 

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
@@ -219,20 +216,17 @@ var errReadOnly = errors.New("READONLY You can't write against a read only repli
 // error with the page.
 func StoreRefused(h *harness.H, newShop NewShop) check.Verdict {
 	var refused atomic.Int64
-	t := &tap{refuse: func(cmd redis.Cmder) error {
-		args := make([]string, len(cmd.Args()))
-		for i, a := range cmd.Args() {
-			args[i] = fleet.ArgString(a)
-		}
-		name := strings.ToLower(args[0])
+	t := fleet.NewTap(nil)
+	t.Fail(func(c fleet.Command) bool {
 		// A command that names no key (the connection's HELLO, say) goes
-		// through, as one that only reads does.
-		if keys, _ := fleet.KeyIndexes(name, args); len(keys) == 0 || fleet.ReadOnly(name) {
-			return nil
+		// through, as one that only reads does. A pipeline that carries
+		// a write is refused whole.
+		if len(c.Keys) == 0 || fleet.ReadOnly(c.Name) {
+			return false
 		}
 		refused.Add(1)
-		return errReadOnly
-	}}
+		return true
+	}, errReadOnly, -1)
 	s, err := newSceneOn(h, newShop, t, false, nil)
 	if err != nil {
 		return fleet.Unreachable(err)

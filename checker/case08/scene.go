@@ -11,10 +11,19 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/clock"
 	"stampede/shop/events"
 )
+
+// openWorld opens the case's Redis on the server at url ("": the embedded
+// one). On a real server its clock runs: the checks time each key
+// themselves, from its write and its reading (see lifetimes). Every
+// client has a wide pool: a cold start sends hundreds of commands at once.
+func openWorld(ctx context.Context, url string) (*fleet.World, error) {
+	return fleet.Open(ctx, url, fleet.RealTime(), fleet.Pool(64))
+}
 
 // nine is the moment every scene's clock starts at.
 var nine = time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC)
@@ -25,8 +34,8 @@ var nine = time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC)
 // wait the shop sets on it ends when the scene says, whatever the load.
 type scene struct {
 	h     *harness.H
-	world *world
-	tap   *tap
+	world *fleet.World
+	tap   *fleet.Tap
 	db    *events.DB
 	clk   *clock.Fake
 	shop  Shop
@@ -56,13 +65,17 @@ type sceneHook func(s *scene, ctx context.Context, id int) error
 // scene has a closed gate for the hook to hold queries at, opened by Close.
 func newSceneWith(h *harness.H, newShop NewShop, gate bool, hook sceneHook,
 	stage func(ctx context.Context, cmd redis.Cmder, answered bool)) (*scene, error) {
-	return newSceneOn(h, newShop, &tap{stage: stage}, gate, hook)
+	t := fleet.NewTap(nil)
+	if stage != nil {
+		t.Stage(stage)
+	}
+	return newSceneOn(h, newShop, t, gate, hook)
 }
 
 // newSceneOn is newSceneWith with a tap of the caller's, whose stage and
-// refuse are set before the shop is made.
-func newSceneOn(h *harness.H, newShop NewShop, t *tap, gate bool, hook sceneHook) (*scene, error) {
-	w, err := openWorld(h.Context(), serverURL())
+// faults are set before the shop is made.
+func newSceneOn(h *harness.H, newShop NewShop, t *fleet.Tap, gate bool, hook sceneHook) (*scene, error) {
+	w, err := openWorld(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +88,7 @@ func newSceneOn(h *harness.H, newShop NewShop, t *tap, gate bool, hook sceneHook
 		opts = append(opts, events.WithHook(func(ctx context.Context, id int) error { return hook(s, ctx, id) }))
 	}
 	s.db = events.New(opts...)
-	s.shop = newShop(s.db, w.client(s.tap), s.clk)
+	s.shop = newShop(s.db, w.Client(s.tap), s.clk)
 	return s, nil
 }
 
@@ -129,12 +142,12 @@ func (s *scene) visit(n int, fn func(context.Context, int) (string, error)) *har
 func (s *scene) rest() error {
 	now := time.Now()
 	deadline, last := now.Add(s.h.Bound()), now.Add(12*s.h.Bound())
-	seen := s.tap.answered.Load()
+	_, seen := s.tap.InFlight()
 	// A snapshot stops the world to take every goroutine's stack: take one
 	// only when the scheduler's counts let the process be at rest.
 	var look harness.Lookout
 	for {
-		if s.tap.pending.Load() == 0 && look.Due() {
+		if sent, _ := s.tap.InFlight(); sent == 0 && look.Due() {
 			rest := s.h.Parked()
 			look.Looked(rest)
 			if rest {
@@ -145,7 +158,7 @@ func (s *scene) rest() error {
 			return err
 		}
 		now := time.Now()
-		if n := s.tap.answered.Load(); n != seen {
+		if _, n := s.tap.InFlight(); n != seen {
 			seen, deadline = n, now.Add(s.h.Bound())
 		}
 		if now.After(deadline) || now.After(last) {
@@ -179,7 +192,7 @@ func (s *scene) driver() harness.Driver {
 			return blockedStuck(s.h, harness.Deadlocked, "waiting for something that never comes")
 		},
 	}
-	if !s.world.embedded() {
+	if !s.world.Embedded() {
 		d.Grace = 5 // an answer can be on its way in the kernel, its reader not yet woken
 	}
 	return d

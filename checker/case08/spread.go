@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"stampede/checker/fleet"
 )
 
 // The pages' times to live, and the statistics that judge their spread.
@@ -56,21 +58,21 @@ func (l lifetime) String() string {
 // lifetimes estimates the time to live, as set, of every key read. A key
 // the tap did not see written is taken as written between since, the
 // scene's start, and its reading.
-func lifetimes(r reading, writes map[string]span, embedded bool, since time.Time) []lifetime {
+func lifetimes(r fleet.Reading, writes map[string]fleet.Span, embedded bool, since time.Time) []lifetime {
 	var out []lifetime
-	for k, ttl := range r.ttl {
+	for k, ttl := range r.TTL {
 		l := lifetime{key: k, lo: ttl, hi: ttl}
 		switch {
 		case ttl < 0:
 			l.forever = true
 		case !embedded:
-			read := r.at[k]
+			read := r.At[k]
 			w, ok := writes[k]
 			if !ok {
-				w = span{sent: since, answered: read.sent}
+				w = fleet.Span{Sent: since, Answered: read.Sent}
 			}
-			l.lo = ttl + read.sent.Sub(w.answered) - time.Millisecond
-			l.hi = ttl + read.answered.Sub(w.sent) + time.Millisecond
+			l.lo = ttl + read.Sent.Sub(w.Answered) - time.Millisecond
+			l.hi = ttl + read.Answered.Sub(w.Sent) + time.Millisecond
 		}
 		out = append(out, l)
 	}

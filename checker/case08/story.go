@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/clock"
 	"stampede/shop/events"
@@ -46,16 +47,16 @@ const (
 func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 8", flag.ContinueOnError)
 	n := fs.Int("pages", storyPages, "how many event pages the warm-up stores")
-	url := fs.String("redis", serverURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
+	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
 	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
 	if *seed != 0 {
-		if *url != serverURL() {
+		if *url != fleet.ServerURL() {
 			// The explorer's worlds open on the server the environment names.
-			if err := os.Setenv(URLVar, *url); err != nil {
+			if err := os.Setenv(fleet.URLVar, *url); err != nil {
 				return err
 			}
 		}
@@ -79,7 +80,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newSh
 	fmt.Fprintf(w, "Each page's next reader rebuilds it once its time to live ends.\n")
 	fmt.Fprintf(w, "Redis: %s", where)
 	if *url == "" {
-		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", URLVar)
+		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")
 	fmt.Fprintf(w, "The expiry wave:\n")
@@ -134,9 +135,9 @@ func playWarmUp(h *harness.H, url string, newShop NewShop, n int) ([]time.Durati
 		return nil, "", &harness.FlagError{Err: err}
 	}
 	defer wd.Close()
-	t := &tap{}
+	t := fleet.NewTap(nil)
 	clk := clock.NewFake(nine)
-	shop := newShop(events.New(events.WithCost(0), events.WithClock(clk)), wd.client(t), clk)
+	shop := newShop(events.New(events.WithCost(0), events.WithClock(clk)), wd.Client(t), clk)
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- shop.WarmUp(ctx, events.IDs(n)) }()
@@ -146,19 +147,19 @@ func playWarmUp(h *harness.H, url string, newShop NewShop, n int) ([]time.Durati
 	if err := <-done; err != nil {
 		return nil, "", fmt.Errorf("the warm-up failed: %w", err)
 	}
-	r, err := wd.read(ctx)
+	r, err := wd.Read(ctx, nil)
 	if err != nil {
 		return nil, "", err
 	}
-	writes := t.wrote()
+	writes := t.Wrote()
 	var wave []time.Duration
-	for _, l := range lifetimes(r, writes, wd.embedded(), start) {
+	for _, l := range lifetimes(r, writes, wd.Embedded(), start) {
 		if l.forever {
 			continue
 		}
 		at := l.mid()
-		if w, ok := writes[l.key]; ok && !wd.embedded() {
-			at += w.sent.Add(w.answered.Sub(w.sent) / 2).Sub(start)
+		if w, ok := writes[l.key]; ok && !wd.Embedded() {
+			at += w.Sent.Add(w.Answered.Sub(w.Sent) / 2).Sub(start)
 		}
 		wave = append(wave, at)
 	}
@@ -182,10 +183,10 @@ func playColdStart(h *harness.H, url string, newShop NewShop, n int) (coldFigure
 		return coldFigures{}, err
 	}
 	defer wd.Close()
-	t := &tap{}
+	t := fleet.NewTap(nil)
 	clk := clock.NewFake(nine)
 	db := events.New(events.WithClock(clk))
-	shop := newShop(db, wd.client(t), clk)
+	shop := newShop(db, wd.Client(t), clk)
 	type answer struct {
 		err error
 		at  time.Duration
@@ -247,13 +248,13 @@ func playColdStart(h *harness.H, url string, newShop NewShop, n int) (coldFigure
 // Rest is two snapshots in a row in which every goroutine is parked
 // (harness.Parked) and no command to Redis waits for its answer (a
 // goroutine waiting for a real server looks parked to a snapshot).
-func drive(h *harness.H, clk *clock.Fake, t *tap, until time.Time, done func() bool) error {
+func drive(h *harness.H, clk *clock.Fake, t *fleet.Tap, until time.Time, done func() bool) error {
 	deadline := clk.Now().Add(storyPatience)
 	for idle := 0; ; {
 		if err := h.Context().Err(); err != nil {
 			return err
 		}
-		if t.pending.Load() > 0 || !h.Parked() {
+		if sent, _ := t.InFlight(); sent > 0 || !h.Parked() {
 			idle = 0
 			time.Sleep(100 * time.Microsecond)
 			continue

@@ -370,15 +370,17 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 	if o := w.Outcomes()[0]; o.Panic != "" || o.Err != nil {
 		return check.Failed("", fmt.Sprintf("the warm-up failed: %v%s", o.Err, o.Panic))
 	}
-	before, err := s.world.read(h.Context())
+	before, err := s.world.Read(h.Context(), nil)
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
-	warmWrites := s.tap.wrote()
+	warmWrites := s.tap.Wrote()
 	moved := time.Duration(0)
-	if s.world.embedded() {
+	if s.world.Embedded() {
 		moved = aged
-		s.world.mr.FastForward(aged)
+		if err := s.world.Advance(h.Context(), aged, nil); err != nil {
+			return fleet.Unreachable(err)
+		}
 		s.clk.Set(s.clk.Now().Add(aged))
 	}
 	queries := s.db.Total()
@@ -393,14 +395,14 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(count(q, "query", "queries"), fmt.Sprintf("%v after the warm-up, one reader of each of %d pages "+
 			"made %s: the pages the warm-up stored should be served from Redis", moved, len(ids), count(q, "query", "queries")))
 	}
-	after, err := s.world.read(h.Context())
+	after, err := s.world.Read(h.Context(), nil)
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
 	var longer []string
 	n := 0
-	for k, b := range before.ttl {
-		a, ok := after.ttl[k]
+	for k, b := range before.TTL {
+		a, ok := after.TTL[k]
 		if b < 0 || !ok {
 			continue
 		}
@@ -412,7 +414,7 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 		}
 	}
 	if n > 0 {
-		return check.Failed(fmt.Sprintf("%d of %d keys live longer after a hit", n, len(before.ttl)), fmt.Sprintf(
+		return check.Failed(fmt.Sprintf("%d of %d keys live longer after a hit", n, len(before.TTL)), fmt.Sprintf(
 			"%v after the warm-up every page had a reader, and then %s than before the hits (%s): a hit must leave the time "+
 				"to live alone (GET, not GETEX or EXPIRE). A page lives 30 to 35 s from its write, whoever reads it: a page whose "+
 				"hits renew it is never rebuilt and never shows its event's changes, and pages read together expire together again",
@@ -421,8 +423,8 @@ func HitTTL(h *harness.H, newShop NewShop) check.Verdict {
 	// The spread after the hits, when the warm-up's was right (else
 	// warm-spread has already said so): on a real server, where Redis's
 	// clock cannot be moved, this is what shows a hit that writes 30 s.
-	warm := spread(lifetimes(before, warmWrites, s.world.embedded(), s.start), "the warm-up")
-	if v := spread(lifetimes(after, s.tap.wrote(), s.world.embedded(), s.start), "the hits"); warm.Pass && !v.Pass {
+	warm := spread(lifetimes(before, warmWrites, s.world.Embedded(), s.start), "the warm-up")
+	if v := spread(lifetimes(after, s.tap.Wrote(), s.world.Embedded(), s.start), "the hits"); warm.Pass && !v.Pass {
 		return v
 	}
 	return check.Passed(fmt.Sprintf("%d pages read %v after the warm-up, their times to live untouched", len(ids), moved))

@@ -1,7 +1,7 @@
 // Package fleet is the Redis world every Redis case plays its scenes in,
 // as net/http/httptest is the server of HTTP tests: the checks of cases
-// 6, 9 and 10 start shop instances on it and keep only their own scenes,
-// checks and invariants.
+// 6, 8, 9 and 10 start shop instances on it and keep only their own
+// scenes, checks and invariants.
 //
 // A World is one Redis: a fresh embedded miniredis, whose clock moves only
 // when the checker moves it, or a namespace of its own on a real server

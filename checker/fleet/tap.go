@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -212,6 +214,70 @@ type Tap struct {
 	hold *Hold
 	// faults are armed by Fail and CancelAfter, in the order armed.
 	faults []*fault
+	// stage, when set, sees each single command before it is sent and
+	// once it is answered (see Stage).
+	stage func(ctx context.Context, cmd redis.Cmder, answered bool)
+	// wrote holds, for each key a command may have written, when its last
+	// such command was sent and answered (see Wrote).
+	wrote map[string]Span
+
+	// inFlight counts the commands and pipelines sent and not yet
+	// answered, answered those answered (see InFlight).
+	inFlight, answered atomic.Int64
+}
+
+// Stage has fn called twice for each single command (not one of a
+// pipeline or a transaction): before it is sent, with the shop's own key
+// names, and once Redis has answered it, its error set (answered). fn
+// runs on the shop's goroutine: a scene holds a command there on the
+// scene's clock, as a slow network would, or learns a key's name from the
+// write that carries a value. Set it before the shop is made.
+func (t *Tap) Stage(fn func(ctx context.Context, cmd redis.Cmder, answered bool)) { t.stage = fn }
+
+// InFlight returns how many commands (or pipelines) of the instance have
+// been sent and not yet answered, and how many have been answered. On a
+// real server a goroutine waiting for an answer looks parked to a
+// snapshot: a scene that settles waits until none is in flight, and
+// takes answers as progress.
+func (t *Tap) InFlight() (sent, answered int64) { return t.inFlight.Load(), t.answered.Load() }
+
+// Wrote returns, for each key a command of the instance may have written
+// (by its shop's name), when the last such command was sent and answered.
+func (t *Tap) Wrote() map[string]Span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.wrote)
+}
+
+// noteWrites records that cmds, sent at sent, have been answered now.
+func (t *Tap) noteWrites(sent time.Time, cmds ...redis.Cmder) {
+	var keys []string
+	for _, cmd := range cmds {
+		args := make([]string, len(cmd.Args()))
+		for i, a := range cmd.Args() {
+			args[i] = strings.TrimPrefix(ArgString(a), t.ns)
+		}
+		name := strings.ToLower(args[0])
+		if readers[name] {
+			continue
+		}
+		idx, _ := KeyIndexes(name, args)
+		for _, i := range idx {
+			keys = append(keys, args[i])
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.wrote == nil {
+		t.wrote = map[string]Span{}
+	}
+	for _, k := range keys {
+		t.wrote[k] = Span{sent, now}
+	}
 }
 
 // NewTap returns a Tap that stamps each command with now's time (nil for
@@ -322,18 +388,39 @@ func (t *Tap) DialHook(next redis.DialHook) redis.DialHook { return next }
 // ProcessHook implements redis.Hook.
 func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		if t.stage != nil {
+			t.stage(ctx, cmd, false)
+		}
 		at, restore, err := t.see(ctx, cmd)
 		if err != nil {
 			cmd.SetErr(err)
 			return err
 		}
+		t.inFlight.Add(1)
+		sent := time.Now()
 		err = next(ctx, cmd)
+		t.noteWrites(sent, cmd)
 		restore()
+		t.answered.Add(1)
+		t.inFlight.Add(-1)
 		t.inScene(cmd)
 		t.done(at, cmd, err)
+		if err != nil {
+			// go-redis sets a command's error once the hooks return;
+			// the stage and the notes read it from the command.
+			cmd.SetErr(err)
+		}
+		t.staged(ctx, cmd)
 		t.written(ctx, cmd)
 		t.cancelAfter(ctx, at)
 		return err
+	}
+}
+
+// staged shows an answered command to the stage, if one is set.
+func (t *Tap) staged(ctx context.Context, cmd redis.Cmder) {
+	if t.stage != nil {
+		t.stage(ctx, cmd, true)
 	}
 }
 
@@ -436,12 +523,22 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 				t.mu.Unlock()
 			}
 			if err != nil {
-				cmd.SetErr(err)
+				// The pipeline is not sent: every command of it gets
+				// the error, as every one does when the connection
+				// drops.
+				for _, c := range cmds {
+					c.SetErr(err)
+				}
 				return err
 			}
 			defer restore()
 		}
+		t.inFlight.Add(1)
+		sent := time.Now()
 		err := next(ctx, cmds)
+		t.noteWrites(sent, cmds...)
+		t.answered.Add(1)
+		t.inFlight.Add(-1)
 		for _, cmd := range cmds {
 			t.inScene(cmd)
 		}

@@ -46,7 +46,27 @@ type World struct {
 	// must not. Such a key carries stillExtra more on the server, so it
 	// cannot expire in real time; only Advance ages it.
 	held map[string]time.Duration
+
+	// realTime and pool are Open's options (RealTime, Pool).
+	realTime bool
+	pool     int
 }
+
+// An Option changes how Open opens a World.
+type Option func(*World)
+
+// RealTime leaves a real server's clock to run: the World holds no key
+// still, and a shop's PTTL is the server's. For a scene that times the
+// keys it reads itself (case 8 reads a thousand times to live, and bounds
+// each by when it was written and read: Tap.Wrote, Reading.At). The
+// embedded server's clock moves only by Advance either way.
+func RealTime() Option { return func(w *World) { w.realTime = true } }
+
+// Pool gives every client of the World n connections, and a wait for one
+// as long as a scene's: a cold start sends hundreds of commands at once,
+// and a reader that waits for a connection is the client's business, not
+// the shop's.
+func Pool(n int) Option { return func(w *World) { w.pool = n } }
 
 // stillExtra is what a held key carries on a real server beyond its time
 // to live in the scene: more than any check lasts. A key whose time to
@@ -162,22 +182,28 @@ func (w *World) holdStill(ctx context.Context, names []string, all bool) {
 // Open opens a World on the server at url, or on a fresh embedded
 // miniredis when url is empty. It fails at once, with an error that names
 // the address, when the server does not answer.
-func Open(ctx context.Context, url string) (*World, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*World, error) {
 	if url == "" {
 		w := &World{mr: miniredis.NewMiniRedis()}
+		for _, o := range opts {
+			o(w)
+		}
 		w.admin = redis.NewClient(w.options())
 		return w, nil
 	}
-	opts, err := redis.ParseURL(url)
+	ropts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a Redis URL (redis://HOST:PORT/DB): %w", url, err)
 	}
-	opts.DialerRetries = 1 // a server that is not there should say so at once
-	w := &World{opts: opts, ns: "stampede-lab:" + strings.ToLower(rand.Text()[:12]) + ":"}
+	ropts.DialerRetries = 1 // a server that is not there should say so at once
+	w := &World{opts: ropts, ns: "stampede-lab:" + strings.ToLower(rand.Text()[:12]) + ":"}
+	for _, o := range opts {
+		o(w)
+	}
 	w.admin = redis.NewClient(w.options())
 	if err := w.admin.Ping(ctx).Err(); err != nil {
 		w.admin.Close()
-		return nil, fmt.Errorf("cannot reach Redis at %s: %w", opts.Addr, err)
+		return nil, fmt.Errorf("cannot reach Redis at %s: %w", ropts.Addr, err)
 	}
 	return w, nil
 }
@@ -214,6 +240,15 @@ func (w *World) options() *redis.Options {
 		// bound's to find.
 		o.ReadTimeout, o.WriteTimeout = -1, -1
 	}
+	if w.pool > 0 {
+		o.PoolSize, o.PoolTimeout = w.pool, time.Minute
+		// A loaded machine can hold a command up for seconds; the
+		// checks' hang bound, not the client's timeouts, decides when
+		// code is stuck.
+		if w.opts != nil {
+			o.ReadTimeout, o.WriteTimeout = time.Minute, time.Minute
+		}
+	}
 	o.DisableIdentity = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	return &o
@@ -223,7 +258,7 @@ func (w *World) options() *redis.Options {
 // it. Close closes it.
 func (w *World) Client(t *Tap) *redis.Client {
 	t.ns = w.ns
-	if !w.Embedded() {
+	if !w.Embedded() && !w.realTime {
 		t.still = w.holdStill
 		t.sceneTTL = w.sceneTTL
 	}
@@ -351,26 +386,40 @@ func (w *World) Set(ctx context.Context, name, value string, ttl time.Duration) 
 	return nil
 }
 
-// Delete removes one key, as an eviction under maxmemory would.
-func (w *World) Delete(ctx context.Context, name string) error {
-	if err := w.admin.Del(ctx, w.ns+name).Err(); err != nil {
-		return fmt.Errorf("deleting %s: %w", name, err)
+// Delete removes the named keys, as an eviction under maxmemory (or
+// their expiry) would.
+func (w *World) Delete(ctx context.Context, names ...string) error {
+	for len(names) > 0 {
+		n := min(len(names), 500)
+		full := make([]string, n)
+		for i, name := range names[:n] {
+			full[i] = w.ns + name
+		}
+		if err := w.admin.Del(ctx, full...).Err(); err != nil {
+			return fmt.Errorf("deleting %s: %w", strings.Join(names[:min(n, 3)], ", "), err)
+		}
+		names = names[n:]
 	}
 	return nil
 }
 
+// Evict removes one key, as an eviction or its expiry would, and reports
+// whether it was there.
+func (w *World) Evict(ctx context.Context, name string) (bool, error) {
+	n, err := w.admin.Del(ctx, w.ns+name).Result()
+	if err != nil {
+		return false, fmt.Errorf("deleting %s: %w", name, err)
+	}
+	return n > 0, nil
+}
+
 // DeleteAll removes every key of the World.
 func (w *World) DeleteAll(ctx context.Context) error {
-	keys, err := w.Keys(ctx)
+	names, err := w.names(ctx)
 	if err != nil {
 		return err
 	}
-	for _, k := range keys {
-		if err := w.admin.Del(ctx, w.ns+k.Name).Err(); err != nil {
-			return fmt.Errorf("deleting %s: %w", k.Name, err)
-		}
-	}
-	return nil
+	return w.Delete(ctx, names...)
 }
 
 // Advance lets d of the shops' clock pass in Redis too, so that keys
@@ -545,4 +594,115 @@ func (w *World) WatchTTLs(taps []*Tap) func() []Untimed {
 		defer mu.Unlock()
 		return slices.Clone(seen)
 	}
+}
+
+// Span is when a command was sent and when its answer came back, on the
+// checker's own (real) clock.
+type Span struct{ Sent, Answered time.Time }
+
+// Reading is what Read found of some keys: each one's time to live (-1 for
+// none), its value when it is a string, and when its reading was sent and
+// answered. On a RealTime World a key's time to live when it was written
+// lies between its time to live here plus At[k].Sent minus the write's
+// answer (Tap.Wrote) and plus At[k].Answered minus the write's sending.
+type Reading struct {
+	TTL    map[string]time.Duration
+	Values map[string]string
+	At     map[string]Span
+}
+
+// readChunk is how many keys one pipeline of Read reads on a real server:
+// few enough that a pipeline is answered within milliseconds on a loaded
+// machine, so that each key's reading is timed closely.
+const readChunk = 10
+
+// Read reads the time to live and value of the named keys, as the shops
+// named them (every key of the World when names is nil); a key that is
+// gone is left out. On the embedded server it reads the server's own
+// state, as PTTL and GET would answer, without a round trip each: a scene
+// that reads a thousand keys spent most of its time in those round trips.
+// On a World that holds time still, a time to live is the key's in the
+// scene.
+func (w *World) Read(ctx context.Context, names []string) (Reading, error) {
+	r := Reading{TTL: map[string]time.Duration{}, Values: map[string]string{}, At: map[string]Span{}}
+	if names == nil {
+		var err error
+		if names, err = w.names(ctx); err != nil {
+			return Reading{}, err
+		}
+	}
+	if w.Embedded() {
+		now := time.Now()
+		for _, n := range names {
+			if !w.mr.Exists(n) {
+				continue
+			}
+			r.TTL[n] = -1
+			if ttl := w.mr.TTL(n); ttl > 0 {
+				r.TTL[n] = ttl.Truncate(time.Millisecond) // PTTL's unit
+			}
+			r.At[n] = Span{now, now}
+			if v, err := w.mr.Get(n); err == nil {
+				r.Values[n] = v
+			}
+		}
+		return r, nil
+	}
+	for len(names) > 0 {
+		chunk := names[:min(readChunk, len(names))]
+		names = names[len(chunk):]
+		ttls := make([]*redis.Cmd, len(chunk))
+		gets := make([]*redis.StringCmd, len(chunk))
+		sent := time.Now()
+		pipe := w.admin.Pipeline()
+		for i, n := range chunk {
+			ttls[i] = pipe.Do(ctx, "pttl", w.ns+n)
+			gets[i] = pipe.Get(ctx, w.ns+n)
+		}
+		_, _ = pipe.Exec(ctx) // each command's error is read below
+		answered := time.Now()
+		for i, n := range chunk {
+			ms, err := ttls[i].Int64()
+			if err != nil {
+				return Reading{}, fmt.Errorf("reading the time to live of %s: %w", n, err)
+			}
+			switch {
+			case ms == -2: // gone since the listing
+				continue
+			case ms < 0:
+				r.TTL[n] = -1
+			case w.realTime:
+				r.TTL[n] = time.Duration(ms) * time.Millisecond
+			default:
+				r.TTL[n] = w.sceneTTL(n, time.Duration(ms)*time.Millisecond)
+			}
+			r.At[n] = Span{sent, answered}
+			if v, err := gets[i].Result(); err == nil {
+				r.Values[n] = v
+			} else if !errors.Is(err, redis.Nil) && !strings.Contains(err.Error(), "WRONGTYPE") {
+				return Reading{}, fmt.Errorf("reading %s: %w", n, err)
+			}
+		}
+	}
+	return r, nil
+}
+
+// names returns the names of the World's keys, as the shops named them.
+func (w *World) names(ctx context.Context) ([]string, error) {
+	if w.Embedded() {
+		return w.mr.Keys(), nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	iter := w.admin.Scan(ctx, 0, w.ns+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		if n := strings.TrimPrefix(iter.Val(), w.ns); !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return nil, fmt.Errorf("listing keys: %w", err)
+	}
+	return names, nil
 }
