@@ -193,11 +193,7 @@ func TestQueryFaults(t *testing.T) {
 // embedded server and on a real one (REDIS_URL), where the World holds
 // every key still with an hour more than the scene gave it.
 func TestShopsTimeToLiveIsTheScenes(t *testing.T) {
-	servers := map[string]string{"embedded": ""}
-	if url := fleet.ServerURL(); url != "" {
-		servers["real"] = url
-	}
-	for name, url := range servers {
+	for name, url := range servers() {
 		t.Run(name, func(t *testing.T) {
 			h := harness.New(context.Background(), "stampede/checker/fleet", harness.DefaultBound)
 			w, err := fleet.Open(h.Context(), url)
