@@ -1,9 +1,6 @@
 package case06
 
 import (
-	"fmt"
-	"slices"
-
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
@@ -35,18 +32,7 @@ const tokenDraws = 3
 // (see check.Apart); within one process, holder-only already catches a
 // token shared by every instance.
 func Tokens(h *harness.H, newShop NewShop) check.Verdict {
-	var drawn []string
-	for range tokenDraws {
-		vals, v := drawToken(h, newShop)
-		if !v.Pass {
-			return v
-		}
-		drawn = append(drawn, vals...)
-	}
-	v := check.Passed(fmt.Sprintf("%d locks taken", tokenDraws))
-	slices.Sort(drawn)
-	v.Drawn = slices.Compact(drawn)
-	return v
+	return fleet.Draws(tokenDraws, "lock", func() ([]string, check.Verdict) { return drawToken(h, newShop) })
 }
 
 // drawToken lets shop-1 of a new fleet take the lock, and returns the

@@ -1,8 +1,6 @@
 package case10
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	"stampede/checker/check"
@@ -36,18 +34,7 @@ const tokenDraws = 3
 // processes' draws (see check.Apart); within one process, slow-leader
 // already catches a token shared by every lease.
 func Tokens(h *harness.H, newShop NewShop) check.Verdict {
-	var drawn []string
-	for range tokenDraws {
-		vals, v := drawToken(h, newShop)
-		if !v.Pass {
-			return v
-		}
-		drawn = append(drawn, vals...)
-	}
-	v := check.Passed(fmt.Sprintf("%d leases taken", tokenDraws))
-	slices.Sort(drawn)
-	v.Drawn = slices.Compact(drawn)
-	return v
+	return fleet.Draws(tokenDraws, "lease", func() ([]string, check.Verdict) { return drawToken(h, newShop) })
 }
 
 // drawToken lets shop-1 of a new scene miss, and returns the values in

@@ -1,8 +1,11 @@
 package fleet
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"stampede/checker/check"
 )
 
 // MadeByShop reports whether val came from a shop rather than from Redis:
@@ -22,4 +25,24 @@ func MadeByShop(taps []*Tap, val string) bool {
 		}
 	}
 	return sent
+}
+
+// Draws runs draw n times, each on a scene of its own, and passes with
+// every value the draws made as the verdict's Drawn, sorted and once each,
+// for the grader to compare across the two processes of a check marked
+// Apart; the first draw that fails is the verdict. what names what one
+// draw took, for the figure ("lock").
+func Draws(n int, what string, draw func() ([]string, check.Verdict)) check.Verdict {
+	var drawn []string
+	for range n {
+		vals, v := draw()
+		if !v.Pass {
+			return v
+		}
+		drawn = append(drawn, vals...)
+	}
+	v := check.Passed(fmt.Sprintf("%d %ss taken", n, what))
+	slices.Sort(drawn)
+	v.Drawn = slices.Compact(drawn)
+	return v
 }
