@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 
+	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	rfencing "stampede/checker/library/case06/right/fencing"
 	rluaacquire "stampede/checker/library/case06/right/luaacquire"
@@ -38,30 +39,21 @@ func mkShop[S shelves.Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) N
 // 1000 for the proof) on the solution and every known-right entry: none
 // may fail. (Not in parallel: settling waits for the whole process.)
 func TestExploreRightFleets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds hundreds of fleets")
+	answer := func(pkg string, mk NewShop) exploretest.Answer {
+		return exploretest.Answer{Pkg: pkg, Run: explorer(mk).Run}
 	}
-	for _, r := range []struct {
-		name string
-		mk   NewShop
-	}{
-		{"solutions/case06", mkShop(solution.New)},
-		{"checker/library/case06/right/fencing", mkShop(rfencing.New)},
-		{"checker/library/case06/right/luaacquire", mkShop(rluaacquire.New)},
-		{"checker/library/case06/right/pubsub", mkShop(rpubsub.New)},
-		{"checker/library/case06/right/redsync", mkShop(rredsync.New)},
-		{"checker/library/case06/right/retrylock", mkShop(rretrylock.New)},
-		{"checker/library/case06/right/setnxget", mkShop(rsetnxget.New)},
-		{"checker/library/case06/right/watchmulti", mkShop(rwatchmulti.New)},
-	} {
-		t.Run(r.name, func(t *testing.T) {
-			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
-			began := time.Now()
-			v := explorer(r.mk).Run(h, *fleetSeed, *fleetScenes)
-			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+	answers := []exploretest.Answer{
+		answer("solutions/case06", mkShop(solution.New)),
+		answer("checker/library/case06/right/fencing", mkShop(rfencing.New)),
+		answer("checker/library/case06/right/luaacquire", mkShop(rluaacquire.New)),
+		answer("checker/library/case06/right/pubsub", mkShop(rpubsub.New)),
+		answer("checker/library/case06/right/redsync", mkShop(rredsync.New)),
+		answer("checker/library/case06/right/retrylock", mkShop(rretrylock.New)),
+		answer("checker/library/case06/right/setnxget", mkShop(rsetnxget.New)),
+		answer("checker/library/case06/right/watchmulti", mkShop(rwatchmulti.New)),
 	}
+	exploretest.Every(t, "../library", []int{6}, answers...)
+	exploretest.Prove(t, *fleetSeed, *fleetScenes, answers...)
 }
 
 func TestExploreFailsTheShippedFleet(t *testing.T) {

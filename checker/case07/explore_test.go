@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stampede/checker/explore/exploretest"
 	rclosedform "stampede/checker/library/case07/right/closedform"
 	rexpform "stampede/checker/library/case07/right/expform"
 	rinline "stampede/checker/library/case07/right/inline"
@@ -54,35 +55,33 @@ var (
 // for the proof) on the solution and every known-right entry: none may
 // fail. (Not in parallel: the world waits for the whole process to rest.)
 func TestExploreRightAnswers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays minutes of virtual traffic")
+	answer := func(pkg string, mk New) exploretest.Answer {
+		return exploretest.Answer{Pkg: pkg, Run: explorer(mk).Run}
 	}
-	for name, mk := range map[string]New{
-		"solution": solutionShop,
-		"closedform": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+	right := func(name string, newShop func(*catalog.DB, clock.Clock, func() float64, time.Duration, float64) Shop) exploretest.Answer {
+		return answer("checker/library/case07/right/"+name, newShop)
+	}
+	answers := []exploretest.Answer{
+		answer("solutions/case07", solutionShop),
+		right("closedform", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rclosedform.New(db, c, r, ttl, b)
-		},
-		"expform": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+		}),
+		right("expform", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rexpform.New(db, c, r, ttl, b)
-		},
-		"inline": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+		}),
+		right("inline", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rinline.New(db, c, r, ttl, b)
-		},
-		"redraw": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+		}),
+		right("redraw", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rredraw.New(db, c, r, ttl, b)
-		},
-		"refresher": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+		}),
+		right("refresher", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rrefresher.New(db, c, r, ttl, b)
-		},
-		"xsync": func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
+		}),
+		right("xsync", func(db *catalog.DB, c clock.Clock, r func() float64, ttl time.Duration, b float64) Shop {
 			return rxsync.New(db, c, r, ttl, b)
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			began := time.Now()
-			v := explorer(mk).Run(newH(), *rightSeed, *rightScenes)
-			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+		}),
 	}
+	exploretest.Every(t, "../library", []int{7}, answers...)
+	exploretest.Prove(t, *rightSeed, *rightScenes, answers...)
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"flag"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 
+	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	rerrgroup "stampede/checker/library/case08/right/errgroup"
 	rweighted "stampede/checker/library/case08/right/weighted"
@@ -40,26 +40,17 @@ func mkShop[S Shop](f func(*events.DB, *redis.Client, clock.Clock) S) NewShop {
 // -scenes 100 -seed 1, 101, ..., 901), each a process of its own, as the
 // grader plays each run of the check.
 func TestExploreRight(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds hundreds of shops")
+	answer := func(pkg string, mk NewShop) exploretest.Answer {
+		return exploretest.Answer{Pkg: pkg, Run: explorer(mk).Run}
 	}
-	for _, r := range []struct {
-		name string
-		mk   NewShop
-	}{
-		{"solutions/case08", mkShop(solution.New)},
-		{"checker/library/case08/right/errgroup", mkShop(rerrgroup.New)},
-		{"checker/library/case08/right/weighted", mkShop(rweighted.New)},
-		{"checker/library/case08/right/workers", mkShop(rworkers.New)},
-	} {
-		t.Run(r.name, func(t *testing.T) {
-			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
-			began := time.Now()
-			v := explorer(r.mk).Run(h, *exploreSeed, *exploreN)
-			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+	answers := []exploretest.Answer{
+		answer("solutions/case08", mkShop(solution.New)),
+		answer("checker/library/case08/right/errgroup", mkShop(rerrgroup.New)),
+		answer("checker/library/case08/right/weighted", mkShop(rweighted.New)),
+		answer("checker/library/case08/right/workers", mkShop(rworkers.New)),
 	}
+	exploretest.Every(t, "../library", []int{8}, answers...)
+	exploretest.Prove(t, *exploreSeed, *exploreN, answers...)
 }
 
 // TestExploreFailsShipped holds the explorer to catching the shipped code,

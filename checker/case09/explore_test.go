@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	rearly "stampede/checker/library/case09/right/early"
 	rlocalflight "stampede/checker/library/case09/right/localflight"
@@ -46,27 +47,18 @@ func mk[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 // 'TestExploreRight/checker/library/case09/right/refresher$' -scenes 100
 // -seed 1, 101, ..., 9901.
 func TestExploreRight(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds hundreds of fleets")
+	answer := func(pkg string, mk NewShop) exploretest.Answer {
+		return exploretest.Answer{Pkg: pkg, Run: explorer(mk).Run}
 	}
-	for _, r := range []struct {
-		name string
-		mk   NewShop
-	}{
-		{"solutions/case09", mk(solution.New)},
-		{"checker/library/case09/right/early", mk(rearly.New)},
-		{"checker/library/case09/right/localflight", mk(rlocalflight.New)},
-		{"checker/library/case09/right/refresher", mk(rrefresher.New)},
-		{"checker/library/case09/right/versioned", mk(rversioned.New)},
-	} {
-		t.Run(r.name, func(t *testing.T) {
-			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
-			began := time.Now()
-			v := explorer(r.mk).Run(h, *exploreSeed, *exploreN)
-			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+	answers := []exploretest.Answer{
+		answer("solutions/case09", mk(solution.New)),
+		answer("checker/library/case09/right/early", mk(rearly.New)),
+		answer("checker/library/case09/right/localflight", mk(rlocalflight.New)),
+		answer("checker/library/case09/right/refresher", mk(rrefresher.New)),
+		answer("checker/library/case09/right/versioned", mk(rversioned.New)),
 	}
+	exploretest.Every(t, "../library", []int{9}, answers...)
+	exploretest.Prove(t, *exploreSeed, *exploreN, answers...)
 }
 
 // TestNoReadOutlivesItsScene: a scene ends once its visitors have

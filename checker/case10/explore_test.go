@@ -4,11 +4,11 @@ import (
 	"context"
 	"flag"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 
+	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	revalshareload "stampede/checker/library/case10/right/evalsha-reload"
 	rfencing "stampede/checker/library/case10/right/fencing"
@@ -56,29 +56,20 @@ func mkShop[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 // for the proof) on the solution and every known-right entry: none may
 // fail. (Not in parallel: settling waits for the whole process.)
 func TestExploreRightAnswers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds hundreds of fleets")
+	answer := func(pkg string, mk NewShop) exploretest.Answer {
+		return exploretest.Answer{Pkg: pkg, Run: explorer(mk).Run}
 	}
-	for _, r := range []struct {
-		name string
-		mk   NewShop
-	}{
-		{"solutions/case10", mkShop(solution.New)},
-		{"checker/library/case10/right/fencing", mkShop(rfencing.New)},
-		{"checker/library/case10/right/luaops", mkShop(rluaops.New)},
-		{"checker/library/case10/right/versioncas", mkShop(rversioncas.New)},
-		{"checker/library/case10/right/twodels-leasefirst", mkShop(rtwodelsleasefirst.New)},
-		{"checker/library/case10/right/evalsha-reload", mkShop(revalshareload.New)},
-		{"checker/library/case10/right/writerlease", mkShop(rwriterlease.New)},
-	} {
-		t.Run(r.name, func(t *testing.T) {
-			h := harness.New(context.Background(), "stampede/"+r.name, harness.DefaultBound)
-			began := time.Now()
-			v := explorer(r.mk).Run(h, *exploreSeed, *exploreScenes)
-			assert.True(t, v.Pass, "%s: %s", v.Figure, v.Message)
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+	answers := []exploretest.Answer{
+		answer("solutions/case10", mkShop(solution.New)),
+		answer("checker/library/case10/right/fencing", mkShop(rfencing.New)),
+		answer("checker/library/case10/right/luaops", mkShop(rluaops.New)),
+		answer("checker/library/case10/right/versioncas", mkShop(rversioncas.New)),
+		answer("checker/library/case10/right/twodels-leasefirst", mkShop(rtwodelsleasefirst.New)),
+		answer("checker/library/case10/right/evalsha-reload", mkShop(revalshareload.New)),
+		answer("checker/library/case10/right/writerlease", mkShop(rwriterlease.New)),
 	}
+	exploretest.Every(t, "../library", []int{10}, answers...)
+	exploretest.Prove(t, *exploreSeed, *exploreScenes, answers...)
 }
 
 func TestExploreFailsTheShippedCode(t *testing.T) {

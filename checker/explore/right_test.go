@@ -1,20 +1,11 @@
 package explore_test
 
 import (
-	"context"
 	"flag"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"stampede/checker/check"
 	"stampede/checker/explore"
-	"stampede/checker/harness"
+	"stampede/checker/explore/exploretest"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
 
@@ -118,38 +109,21 @@ var (
 // known-right entry of cases 1 to 5: a right answer must never fail the
 // explorer. Run it with -race, as the grader runs the check.
 func TestRightAnswersKeepEveryInvariant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays thousands of scenes")
-	}
+	exploretest.Prove(t, *seed, *scenes, answers()...)
+}
+
+// answers are the right answers of cases 1 to 5, each with its explorer.
+func answers() []exploretest.Answer {
+	var out []exploretest.Answer
 	for _, r := range rightAnswers {
-		t.Run(r.pkg, func(t *testing.T) {
-			h := harness.New(context.Background(), check.Module+"/"+r.pkg, harness.DefaultBound)
-			began := time.Now()
-			v := explore.For(r.newShop, r.profile).Run(h, *seed, *scenes)
-			if !v.Pass {
-				t.Fatalf("%s: %s", v.Figure, v.Message)
-			}
-			t.Logf("%s in %v", v.Figure, time.Since(began).Round(time.Millisecond))
-		})
+		out = append(out, exploretest.Answer{Pkg: r.pkg, Run: explore.For(r.newShop, r.profile).Run})
 	}
+	return out
 }
 
 // TestEveryRightAnswerIsProved holds the list above to the library: a
 // known-right entry of cases 1 to 5 that is not in it is proved only by
 // the library's one run of the check. (Six were missing once.)
 func TestEveryRightAnswerIsProved(t *testing.T) {
-	listed := map[string]bool{}
-	for _, r := range rightAnswers {
-		listed[r.pkg] = true
-	}
-	dirs, err := filepath.Glob("../library/case0[1-5]/right/*")
-	require.NoError(t, err)
-	require.NotEmpty(t, dirs)
-	for _, d := range dirs {
-		pkg := "checker/library/" + strings.TrimPrefix(filepath.ToSlash(d), "../library/")
-		assert.True(t, listed[pkg], "%s is a known-right entry, but rightAnswers does not list it", pkg)
-	}
-	for n := 1; n <= 5; n++ {
-		assert.True(t, listed[fmt.Sprintf("solutions/case%02d", n)], "solutions/case%02d is not listed", n)
-	}
+	exploretest.Every(t, "../library", []int{1, 2, 3, 4, 5}, answers()...)
 }
