@@ -145,9 +145,19 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 		// serving until its physical expiry. Nothing about the failure is
 		// written to Redis, and the lock is kept until it expires: that is
 		// the fleet's backoff, one query per lockTTL to a failing database,
-		// where releasing it would let every stale reader try again.
-		defer func() { _ = recover() }()
-		if _, kept, err := s.rebuildLocked(bg, shelf); err == nil && kept {
+		// where releasing it would let every stale reader try again. No
+		// visitor hears of it, so the log must.
+		defer func() {
+			if r := recover(); r != nil {
+				slog.ErrorContext(bg, "shop: a background rebuild panicked; the stale list serves on", "shelf", shelf, "panic", r)
+			}
+		}()
+		_, kept, err := s.rebuildLocked(bg, shelf)
+		switch {
+		case err != nil:
+			slog.WarnContext(bg, "shop: a background rebuild failed; the stale list serves on, and the lock holds the fleet back until it expires",
+				"shelf", shelf, "err", err)
+		case kept:
 			s.unlock(bg, shelf, token)
 		}
 	}()

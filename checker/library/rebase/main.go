@@ -29,8 +29,12 @@ import (
 	"stampede/checker/library/patch"
 )
 
+// ours is -ours: a conflict keeps the entry's side.
+var ours bool
+
 func main() {
 	from := flag.String("from", "HEAD", "the git revision the entries were written against")
+	flag.BoolVar(&ours, "ours", false, "where the entry and the base change the same lines, keep the entry's")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./checker/library/rebase -from REV BASE (such as solutions/case09)")
@@ -100,6 +104,9 @@ func rebase(path string, e *patch.Entry, old, now map[string]string) (bool, erro
 		case !inNow:
 			return false, fmt.Errorf("the base no longer has %s", name)
 		default:
+			if ours && conflicted(text, was, is) {
+				fmt.Printf("rebase: %s: kept the entry's side where it and the base changed the same lines of %s\n", path, name)
+			}
 			m, clean, err := merge(text, was, is)
 			if err != nil {
 				return false, err
@@ -152,7 +159,11 @@ func merge(mine, was, is string) (string, bool, error) {
 			return "", false, err
 		}
 	}
-	out, err := exec.Command("git", "merge-file", "-p", paths[0], paths[1], paths[2]).Output()
+	args := []string{"merge-file", "-p"}
+	if ours {
+		args = append(args, "--ours")
+	}
+	out, err := exec.Command("git", append(args, paths...)...).Output()
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -161,6 +172,15 @@ func merge(mine, was, is string) (string, bool, error) {
 		return "", false, nil // that many conflicts
 	}
 	return "", false, fmt.Errorf("git merge-file: %w", err)
+}
+
+// conflicted reports whether merging was to is into mine meets a conflict.
+func conflicted(mine, was, is string) bool {
+	saved := ours
+	ours = false
+	defer func() { ours = saved }()
+	_, clean, err := merge(mine, was, is)
+	return err == nil && !clean
 }
 
 // unified is diff -u of one file from the base to the entry, with the
