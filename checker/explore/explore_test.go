@@ -113,7 +113,7 @@ func TestAFailingSceneIsShrunkAndNamesItsSeed(t *testing.T) {
 // to the command that shows it whole.
 func TestAFailureFitsInAFewLines(t *testing.T) {
 	long := strings.Repeat("reader 1: event 1 at 0s; ", 40)
-	f := Failure{Bad: "event 1 was queried twice.", Scene: long, Kept: 21, From: 48, Noun: "readers",
+	f := Failure{Bad: "event 1 was queried twice.", Scene: long, Kept: 21, From: 48, Noun: "readers", Shrunk: true,
 		Replay: "go run ./shop check 8 --seed 17", Watch: "go run ./shop run 8 --seed 17 --timeline"}
 	got := f.String()
 	assert.Less(t, len(got), 400, got)
@@ -121,4 +121,7 @@ func TestAFailureFitsInAFewLines(t *testing.T) {
 	assert.Contains(t, got, "`go run ./shop run 8 --seed 17 --timeline`")
 	f.Scene = "reader 1: event 1 at 0s"
 	assert.Contains(t, f.String(), "event 1 was queried twice. The scene, shrunk from 48 readers to 21: reader 1: event 1 at 0s. Replay it with `go run ./shop check 8 --seed 17`")
+	assert.Contains(t, f.String(), "replay a few times", "a bug of one interleaving may not come back at once")
+	f.Shrunk, f.Kept = false, 48
+	assert.Contains(t, f.String(), "The scene, of 48 readers (no smaller one broke a rule): reader 1", "a scene not shrunk is not said to be")
 }

@@ -120,12 +120,12 @@ func (e *Explorer[S]) Run(h *harness.H, seed uint64, n int) check.Verdict {
 		}
 		figure := fmt.Sprintf("scene %d of %d broke an invariant (seed %d)", i+1, n, seed+uint64(i))
 		if loop {
-			v := check.Failed(figure, e.failure(sc, sc, bad, seed+uint64(i)))
+			v := check.Failed(figure, e.failure(sc, sc, bad, seed+uint64(i), false))
 			v.Hung = true
 			return v
 		}
-		small, bad, _ := e.shrink(h, sc, bad)
-		return check.Failed(figure, e.failure(sc, small, bad, seed+uint64(i)))
+		small, bad, shrunk := e.shrink(h, sc, bad)
+		return check.Failed(figure, e.failure(sc, small, bad, seed+uint64(i), shrunk))
 	}
 	if busy*2 > n {
 		return check.Failed(fmt.Sprintf("%d of %d scenes never came to rest (seed %d)", busy, n, seed),
@@ -187,13 +187,13 @@ func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string) (S, string, bool) {
 
 // failure is the message of a failing scene: what broke, the scene
 // shrunk, and the commands that replay it.
-func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64) string {
+func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool) string {
 	watch := e.Watch
 	if watch == "" {
 		watch = "--seed"
 	}
 	f := Failure{
-		Bad: bad, Scene: small.String(),
+		Bad: bad, Scene: small.String(), Shrunk: shrunk,
 		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
 		Watch:  fmt.Sprintf("go run ./shop run %d %s %d", e.Case, watch, seed),
 	}

@@ -23,6 +23,10 @@ type Failure struct {
 	Noun       string
 	Replay     string // the command that replays the scene: "go run ./shop check 8 --seed 17"
 	Watch      string // the one that shows it whole: "go run ./shop run 8 --seed 17 --timeline"
+	// Shrunk says a smaller scene broke the rule too; without it the
+	// scene is the one drawn, and no smaller one broke a rule in the time
+	// shrinking had.
+	Shrunk bool
 }
 
 // String returns the FAIL's message: what broke, the scene when it is
@@ -30,9 +34,15 @@ type Failure struct {
 func (f Failure) String() string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(f.Bad, "."))
-	b.WriteString(". The scene, shrunk")
-	if f.From > 0 {
-		fmt.Fprintf(&b, " from %d %s to %d", f.From, f.Noun, f.Kept)
+	switch {
+	case f.Shrunk && f.From > 0:
+		fmt.Fprintf(&b, ". The scene, shrunk from %d %s to %d", f.From, f.Noun, f.Kept)
+	case f.Shrunk:
+		b.WriteString(". The scene, shrunk")
+	case f.From > 0:
+		fmt.Fprintf(&b, ". The scene, of %d %s (no smaller one broke a rule)", f.From, f.Noun)
+	default:
+		b.WriteString(". The scene (no smaller one broke a rule)")
 	}
 	if len(f.Scene) <= maxScene {
 		fmt.Fprintf(&b, ": %s", f.Scene)
@@ -40,5 +50,9 @@ func (f Failure) String() string {
 		b.WriteString(", is too long to show here")
 	}
 	fmt.Fprintf(&b, ". Replay it with `%s`; see it whole, event by event, with `%s`", f.Replay, f.Watch)
+	// A scene is the same every time, but how the goroutines interleave
+	// within one instant is the scheduler's: a bug that needs one
+	// interleaving may not come back at the first replay.
+	b.WriteString(" (if the replay passes, the bug needs an interleaving the scheduler chose this time: replay a few times)")
 	return b.String()
 }
