@@ -1,0 +1,349 @@
+// Package case06 is case 6 of the stampede lab: a fleet of shops and the
+// Redis lock.
+//
+// Read docs/06-fleet-redis-lock.md first. Then:
+//
+//	go run ./shop run 6     watch six instances each read the source
+//	go run ./shop check 6   grade your fix
+//
+// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
+// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
+//
+// The shop runs as a fleet: each instance is a Shop made by New, with its
+// own memory and its own single-flight, and all of them share one Redis
+// and one database. Each instance coalesces its own visitors, so a burst
+// on six instances still makes six queries. Add the regeneration lock in
+// Redis, so that the fleet makes one: the instance whose flight wins
+// SET lock:<shelf> <token> NX PX <ms> rebuilds, and the others wait for
+// its fill.
+//
+// What the checker relies on:
+//   - Keep New's signature and Top's.
+//   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
+//     with time.Sleep, time.After or a ticker: the checker moves that clock
+//     by hand, and moves Redis's clock too. A rebuild takes 0.2 s of it.
+//   - A visitor who has waited past its budget (a second or so, at most
+//     10 s) gets a *TryAgain error.
+//   - Every key you write to Redis has a time to live, given in the same
+//     step (one command, one script, or MULTI/EXEC); the lock's is more
+//     than a rebuild and at most 10 s. The checker tells the lock from
+//     other keys (a fencing counter, say) by what your code does with it:
+//     there while the holder rebuilds, gone or changed after the release.
+//   - A list the database gave is served even when Redis will not store
+//     it (a replica not yet promoted, say): log it, and let the next fill
+//     store it.
+//   - A database whose queries fail is backed off from: while it fails,
+//     the fleet sends it at most one query per 0.2 s (a rebuild's time),
+//     and once it answers again a visitor gets the list within 11 s.
+//   - A holder that renews its lock (you need not) extends only a lock
+//     that still holds its token, checked and extended in one step.
+//   - Two servers started alike draw different lock tokens: the tokens
+//     check runs two processes at once and compares what each drew, so a
+//     fixed seed or a counter in memory fails; crypto/rand passes.
+//
+// What the checks do not prove: that the lock is safe under a holder that
+// pauses longer than its time to live (no lock with a time to live is;
+// see the chapter).
+package case06
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	mathrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	shelfTTL = 30 * time.Second // how long a shelf lives in Redis
+	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
+
+	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
+	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
+	// the lock expires under a slow holder and a second rebuild starts.
+	lockTTL = 2 * time.Second
+	// A loser polls Redis for the holder's fill about every pollEvery, and
+	// gives up after waitBudget: by then the holder is slow or dead, and
+	// the visitor is better served by "try again" than by a longer wait.
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+	retryAfter = time.Second
+	// After a failed query the instance leaves the shelf's source alone
+	// for backoff: its visitors are told to try again without a query.
+	backoff = time.Second
+)
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db      *catalog.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights singleflight.Group // one flight per shelf in this instance
+
+	mu     sync.RWMutex
+	local  map[string]copyOf    // shelf -> this instance's copy
+	failed map[string]time.Time // shelf -> when its last query failed here
+}
+
+type copyOf struct {
+	books []string
+	until time.Time
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance waits and tells the time with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk, local: make(map[string]copyOf), failed: make(map[string]time.Time)}
+}
+
+// TryAgain is the answer for a visitor who waited longer than its budget
+// for another instance's rebuild: come back in a moment (an HTTP handler
+// would send 503 with a Retry-After header).
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the shelf is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// Top returns a shelf's books: from this instance's memory, else from
+// Redis, else from the database, with one flight per shelf per instance.
+// The visitors of a flight, and every hit on the instance's copy, share one
+// slice: callers must not change it.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	if books, ok := s.remembered(shelf); ok {
+		return books, nil
+	}
+	if err := s.backingOff(shelf); err != nil {
+		return nil, err
+	}
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		// DoChan runs this on a goroutine of its own and re-panics a panic
+		// there, where nobody can recover it: the instance would die with
+		// every visitor it serves. So the flight recovers, as in case 5.
+		// (A runtime.Goexit here would leave the waiters to their
+		// contexts: DoChan sends nothing then. Case 5 shows the cure.)
+		defer func() {
+			if r := recover(); r != nil {
+				// Production code keeps the stack too (runtime/debug.Stack) or logs it.
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
+		// WithoutCancel drops the visitor's deadline too, so the flight
+		// takes one of its own, on the shop's clock: with the database
+		// hung, a flight with none would never land, and every visitor
+		// who joined it would wait until it left. It ends with the lock,
+		// so that no query of this flight runs beside the next holder's.
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		books, err = s.fill(ctx, shelf)
+		if err != nil && ctx.Err() != nil {
+			// Out of time: the database, or the holder this flight waits
+			// for, is slow or hung. The visitors are told when to come
+			// back, as a loser past its budget is.
+			return nil, &TryAgain{After: retryAfter}
+		}
+		return books, err
+	})
+	select {
+	case r := <-flight:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]string), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// fill is an instance's one flight for a shelf. Across the fleet, the
+// flights race for the shelf's lock in Redis: the winner reads the source
+// and fills Redis, the losers wait for that fill.
+func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
+	// Second look, in this instance's memory: a flight that landed
+	// between the visitor's look and this one has remembered the shelf.
+	if books, ok := s.remembered(shelf); ok {
+		return books, nil
+	}
+	books, ok, err := s.shared(ctx, shelf)
+	if err != nil {
+		// Redis cannot be read, and no lock can be taken there either.
+		// This flight is still the instance's only one for the shelf, so
+		// reading the source from here costs the database one query per
+		// instance: a Redis outage need not be the shop's.
+		slog.WarnContext(ctx, "shop: Redis unreadable; reading the source", "shelf", shelf, "err", err)
+		books, err = s.db.Top(ctx, shelf)
+		if err != nil {
+			return nil, err
+		}
+		s.remember(shelf, books)
+		return books, nil
+	}
+	if !ok {
+		books, err = s.rebuild(ctx, shelf)
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.remember(shelf, books)
+	return books, nil
+}
+
+// rebuild takes the shelf's lock and reads the source, or, if another
+// instance holds the lock, waits for its fill.
+func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
+	// The token tells this holding of the lock from every other, so that
+	// the release can check the lock is still ours.
+	token := rand.Text()
+	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
+	if err != nil {
+		return nil, fmt.Errorf("shop: taking the lock on %s: %w", shelf, err)
+	}
+	if !won {
+		return s.awaitFill(ctx, shelf)
+	}
+	defer s.unlock(ctx, shelf, token)
+
+	// Second look: the holder before us may have filled the shelf and let
+	// go of the lock between our miss and our SET NX.
+	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+		return books, err
+	}
+	books, err := s.db.Top(ctx, shelf)
+	if err != nil {
+		// The lock goes back at once, so that a healthy instance is not
+		// held up by this one's failure; this instance backs off on its
+		// own, and its visitors are told to try again meanwhile.
+		s.noteFailure(shelf)
+		return nil, err
+	}
+	if err := s.share(ctx, shelf, books); err != nil {
+		// The list is right even if Redis would not keep it (a replica
+		// not yet promoted, say): serve it, and let the next fill store
+		// it. Turning this into the readers' error would throw a good
+		// list away at the moment Redis is in trouble.
+		slog.WarnContext(ctx, "shop: serving a list Redis would not store", "shelf", shelf, "err", err)
+	}
+	return books, nil
+}
+
+// awaitFill polls Redis for the holder's fill until waitBudget has passed.
+// The polls are jittered so that the losers of a burst do not all ask at
+// the same instant.
+func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		pause := pollEvery/2 + mathrand.N(pollEvery)
+		if err := s.clock.Sleep(ctx, pause); err != nil {
+			return nil, err
+		}
+		if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
+// release deletes the lock only if it still holds our token. The check
+// and the delete must be one step: between a GET and a DEL the lock can
+// expire and be taken by another instance, whose lock the DEL would drop.
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// unlock releases the lock. It runs on a context of its own, since the
+// flight's may be why the flight is over (its deadline passed), and gives
+// up once the lock would have expired anyway. A failure is not worth an
+// error for the visitors: the lock expires within lockTTL.
+func (s *Shop) unlock(ctx context.Context, shelf, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
+	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// shared reads the fleet's copy of a shelf from Redis.
+func (s *Shop) shared(ctx context.Context, shelf string) ([]string, bool, error) {
+	data, err := s.rdb.Get(ctx, shelfKey(shelf)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("shop: reading %s from Redis: %w", shelf, err)
+	}
+	var books []string
+	if err := json.Unmarshal(data, &books); err != nil {
+		return nil, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
+	}
+	return books, true, nil
+}
+
+// share writes a shelf to Redis for the whole fleet.
+func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
+	data, err := json.Marshal(books)
+	if err != nil {
+		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
+	}
+	if err := s.rdb.Set(ctx, shelfKey(shelf), data, shelfTTL).Err(); err != nil {
+		return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+	}
+	return nil
+}
+
+func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+func lockKey(shelf string) string { return "lock:shelf:" + shelf }
+
+func (s *Shop) remembered(shelf string) ([]string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.local[shelf]
+	if !ok || !s.clock.Now().Before(c.until) {
+		return nil, false
+	}
+	return c.books, true
+}
+
+// backingOff returns a *TryAgain while the shelf's last query on this
+// instance failed less than backoff ago.
+func (s *Shop) backingOff(shelf string) error {
+	s.mu.RLock()
+	at, ok := s.failed[shelf]
+	s.mu.RUnlock()
+	if !ok {
+		return nil
+	}
+	if left := at.Add(backoff).Sub(s.clock.Now()); left > 0 {
+		return &TryAgain{After: left}
+	}
+	return nil
+}
+
+// noteFailure starts the instance's backoff for the shelf.
+func (s *Shop) noteFailure(shelf string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed[shelf] = s.clock.Now()
+}
+
+func (s *Shop) remember(shelf string, books []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.local[shelf] = copyOf{books: books, until: s.clock.Now().Add(localTTL)}
+}

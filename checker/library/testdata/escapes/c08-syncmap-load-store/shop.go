@@ -1,0 +1,236 @@
+// Package case08 is case 8 of the stampede lab: keys set together expire
+// together, and the cold start.
+//
+// Read docs/08-jittered-ttls.md first. Then:
+//
+//	go run ./shop run 8     watch 2,000 event pages expire in the same instant
+//	go run ./shop check 8   grade your fix
+//
+// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
+// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
+//
+// The box office caches each event's page in Redis. At deploy, WarmUp fills
+// every page; after that, Page serves them and rebuilds a page that is
+// missing. Two things go wrong. Every page is stored for exactly 30 s, so the
+// pages the warm-up set together all expire together, 30 s later, and their
+// rebuilds land on the database at once. And when Redis restarts empty,
+// every reader of every page queries the database at the same moment, with
+// nothing to say "one query per page" or "no more than the database's pool
+// of 20 at once".
+//
+// What the checker relies on:
+//   - Keep New's signature, WarmUp's and Page's.
+//   - Every page written to Redis lives 30 s plus a random 0 to 5 s, drawn
+//     for each page (the warm-up's and the rebuilds' alike).
+//   - Wait only on the clock New is given (clk.Sleep, clk.Now, or
+//     clock.WithTimeout(ctx, clk, d)), never with time.Sleep, time.After or
+//     context.WithTimeout: the checker moves that clock by hand.
+//   - A reader who has waited past its budget (a second or so, at most
+//     10 s) gets a *TryAgain error.
+//   - A rebuild that runs on for readers who have left gives up within
+//     10 s of the shop's clock, its wait for a connection and its query
+//     alike; a page the database gave is served even when Redis will not
+//     store it.
+package case08
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/clock"
+	"stampede/shop/events"
+)
+
+const (
+	// A page lives pageTTL plus a random part of up to ttlJitter. Pages the
+	// warm-up stores in the same second then expire over 5 s, not in one.
+	pageTTL   = 30 * time.Second
+	ttlJitter = 5 * time.Second
+
+	// rebuilds is the database's connection pool. More rebuilds at once
+	// than that only queue inside the database, each holding a request
+	// open; fewer leave connections idle while readers wait.
+	rebuilds = events.Pool
+
+	// A reader waits at most waitBudget for its page; then it is better
+	// served by "try again" than by a longer wait.
+	waitBudget = time.Second
+	retryAfter = time.Second
+
+	// A rebuild gives up after rebuildDeadline, its wait for a connection
+	// and its query together. It runs for readers who may have left, so no
+	// reader's context ends it; without a deadline of its own, a database
+	// that hangs would keep every connection of the pool for ever, and the
+	// pages it still answers would be "try again" for good. A query takes
+	// 8 ms: 5 s is long past a slow one, and short of pinning the pool.
+	rebuildDeadline = 5 * time.Second
+)
+
+// Shop is the box office's page cache.
+type Shop struct {
+	db     *events.DB
+	rdb    *redis.Client
+	clock  clock.Clock
+	builds sync.Map      // event id -> *build, the page's one rebuild in progress
+	slots  chan struct{} // one token per database connection
+}
+
+// build is one rebuild of a page in progress, shared by every reader of
+// the page who misses it meanwhile.
+type build struct {
+	done chan struct{} // closed once page and err are set
+	page string
+	err  error
+}
+
+// New returns a shop in front of the database db, caching in the Redis
+// behind rdb, waiting and telling the time with clk.
+func New(db *events.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk, slots: make(chan struct{}, rebuilds)}
+}
+
+// TryAgain is the answer for a reader who waited longer than its budget for
+// the page to be rebuilt: come back in a moment (an HTTP handler would send
+// 503 with a Retry-After header).
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the page is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// WarmUp fills the cache with the pages of the given events, one at a time:
+// the warm-up runs before the shop takes traffic and has no reason to crowd
+// the database.
+func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
+	for _, id := range ids {
+		page, err := s.db.Page(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := s.store(ctx, id, page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Page returns an event's page: from Redis, or else from one rebuild shared
+// by every reader of the page, within the reader's budget.
+func (s *Shop) Page(ctx context.Context, id int) (string, error) {
+	if page, ok, err := s.cached(ctx, id); err != nil || ok {
+		return page, err
+	}
+	budget, cancel := clock.WithTimeout(ctx, s.clock, waitBudget)
+	defer cancel()
+	b, lead := s.buildFor(id)
+	if lead {
+		// The rebuild works for every reader of the page, so it must not
+		// end when the reader who started it leaves; it ends at its own
+		// deadline, on a goroutine of its own.
+		go s.run(context.WithoutCancel(ctx), id, b)
+	}
+	select {
+	case <-b.done:
+		if b.err != nil {
+			return "", b.err
+		}
+		return b.page, nil
+	case <-budget.Done():
+		if err := ctx.Err(); err != nil {
+			return "", err // the reader left; nobody is waiting for an answer
+		}
+		return "", &TryAgain{After: retryAfter}
+	}
+}
+
+// buildFor returns the page's rebuild in progress, or a new one that the
+// caller must run (lead).
+func (s *Shop) buildFor(id int) (*build, bool) {
+	b := &build{done: make(chan struct{})}
+	if cur, ok := s.builds.Load(id); ok {
+		return cur.(*build), false
+	}
+	s.builds.Store(id, b)
+	return b, true
+}
+
+// run is the page's one rebuild: it lands however the rebuild ends, and
+// only then leaves the table, so that the next reader starts afresh.
+func (s *Shop) run(ctx context.Context, id int, b *build) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.page, b.err = "", fmt.Errorf("shop: rebuilding event %d panicked: %v", id, r)
+		}
+		s.builds.CompareAndDelete(id, b)
+		close(b.done)
+	}()
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, rebuildDeadline)
+	defer cancel()
+	b.page, b.err = s.rebuild(ctx, id)
+}
+
+// rebuild is a page's one flight: it waits for a database connection, then
+// reads the page and stores it, until ctx's deadline. A flight whose readers
+// gave up still fills the page for the next ones.
+func (s *Shop) rebuild(ctx context.Context, id int) (string, error) {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return "", fmt.Errorf("shop: waiting for a database connection for event %d: %w", id, ctx.Err())
+	}
+	defer func() { <-s.slots }()
+	// Second look: a flight for this page may have landed between our
+	// miss and the start of this one.
+	if page, ok, err := s.cached(ctx, id); err != nil || ok {
+		return page, err
+	}
+	page, err := s.db.Page(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store(ctx, id, page); err != nil {
+		// The page is good; only the cache refused it (a replica in a
+		// failover answers READONLY). Serve it, and leave the storing to
+		// the next reader's rebuild, but leave a trace.
+		slog.WarnContext(ctx, "shop: serving a page Redis would not store", "event", id, "err", err)
+	}
+	return page, nil
+}
+
+// cached reads a page from Redis.
+func (s *Shop) cached(ctx context.Context, id int) (string, bool, error) {
+	page, err := s.rdb.Get(ctx, key(id)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("shop: reading event %d from Redis: %w", id, err)
+	}
+	return page, true, nil
+}
+
+// store writes a page to Redis with a time to live of its own: a fresh
+// draw for every page, in milliseconds (go-redis sends PX for a duration
+// that is not whole seconds), so that no two pages need share an expiry.
+func (s *Shop) store(ctx context.Context, id int, page string) error {
+	ttl := pageTTL + rand.N(ttlJitter)
+	if err := s.rdb.Set(ctx, key(id), page, ttl).Err(); err != nil {
+		return fmt.Errorf("shop: writing event %d to Redis: %w", id, err)
+	}
+	return nil
+}
+
+func key(id int) string { return "event:" + strconv.Itoa(id) }

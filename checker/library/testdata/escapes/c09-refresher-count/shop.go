@@ -1,0 +1,364 @@
+// Package case09 is case 9 of the stampede lab: serve stale while one
+// rebuilds.
+//
+// Read docs/09-serve-stale.md first. Then:
+//
+//	go run ./shop run 9     watch the readers wait at every expiry
+//	go run ./shop check 9   grade your fix
+//
+// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
+// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
+//
+// This is case 6's fleet with its lock done right: one rebuild for the
+// whole fleet, a token, an atomic release, a bounded wait. It is correct.
+// But every 30 s the bestseller list expires in Redis, and every reader of
+// that moment, on every instance, waits for the one rebuild. Keep the list
+// in Redis for 60 s (its physical expiry) and call it stale 30 s after it
+// was written (its logical expiry), on Redis's clock. A reader that finds
+// a value past its logical expiry serves it at once, and one rebuild for
+// the fleet runs in the background; only a reader that finds nothing waits.
+//
+// What the checker relies on:
+//   - Keep New's signature, Top's and Invalidate's.
+//   - Tell the time and wait only with the clock New is given (clk.Now and
+//     clk.Sleep), never with time.Now, time.Sleep, time.After or a ticker:
+//     the checker moves that clock by hand, and Redis's clock with it.
+//   - A visitor who found nothing and waited past its budget (a second or
+//     so, at most 10 s) gets a *TryAgain error.
+//   - Every key you write to Redis has a time to live, given in the same
+//     step; the lock's is more than a rebuild (0.2 s) and at most 10 s.
+//   - Invalidate is the write path: the shop calls it after the database
+//     has committed a change to the shelf. No visitor may be served the
+//     shelf's old list after it.
+//   - A visitor's context ends when the visitor leaves, and bounds the
+//     visitor's own round trips to Redis (a stale reader's lock attempt
+//     too): a client may honour deadlines (go-redis's
+//     ContextTimeoutEnabled).
+//   - Work that outlives its visitor (a rebuild in the background, a
+//     flight others wait for) has a deadline on the clock New is given
+//     (clock.WithTimeout), no longer than the lock that guards it and at
+//     most 10 s. With the database hung, no two queries of a shelf are
+//     open at once.
+//   - While the database fails, the fleet sends it at most one query a
+//     second per shelf, and stale values keep serving. With nothing to
+//     serve, it still queries at most once per 0.2 s (case 6's backoff).
+//   - A list the database gave is served even when Redis will not store
+//     it.
+//   - A value's age is Redis's to tell: the instances' clocks may disagree
+//     by tens of seconds. Read it from Redis with PTTL (or a key that
+//     expires); the checker moves Redis's times to live with the scene,
+//     not its TIME, and on a real server it answers a shop's PTTL in the
+//     scene's time (a script's PTTL is the server's).
+package case09
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	mathrand "math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	// freshFor is the logical expiry: how long a shelf is served as it is,
+	// from its write, on Redis's clock.
+	freshFor = 30 * time.Second
+	// keepFor is the physical expiry, Redis's. The 30 s between the two is
+	// the grace window: a stale shelf can be served while one instance
+	// rebuilds it, and no value older than keepFor is ever served.
+	keepFor = 60 * time.Second
+
+	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	lockTTL = 2 * time.Second
+	// A reader that finds nothing polls for the holder's fill about every
+	// pollEvery, and past waitBudget answers "try again".
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+	retryAfter = time.Second
+)
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db      *catalog.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights singleflight.Group // cold misses: one flight per shelf in this instance
+
+	// refreshers counts, per shelf, this instance's stale readers who are
+	// trying the lock or rebuilding: one at a time is enough, and the
+	// others serve the stale value without a round trip for the lock.
+	refreshers sync.Map // shelf -> *atomic.Int32
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance tells the time and waits with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// TryAgain is the answer for a visitor who found nothing to serve and
+// waited longer than its budget for another instance's rebuild.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the shelf is being rebuilt; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// stored is a shelf as the fleet keeps it in Redis.
+type stored struct {
+	Books []string `json:"books"`
+	// Fresh is set when the value is younger than freshFor. Redis tells
+	// it, not the value: its time to live says how long ago the value was
+	// written, on the one clock every instance shares. A time written into
+	// the value on the writer's clock and read on another instance's is
+	// wrong by their difference: an instance 30 s fast would find every
+	// list stale, and a list written by one 30 s slow would never be.
+	Fresh bool `json:"-"`
+}
+
+// Top returns a shelf's books. A stale shelf is served as it is while one
+// rebuild for the fleet runs behind it; only a missing shelf makes the
+// visitor wait. Visitors share the slice they get: callers must not change
+// it.
+func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
+	v, ok, err := s.shared(ctx, shelf)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if !v.Fresh {
+			s.refresh(ctx, shelf)
+		}
+		return v.Books, nil
+	}
+	// Nothing to serve: case 6's flight, whose visitors wait for one fill.
+	flight := s.flights.DoChan(shelf, func() (books any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
+			}
+		}()
+		// The flight outlives the visitor who started it, since others
+		// wait for it, but not its lock: a database that hangs must not
+		// hold a query and this goroutine for good. Its deadline bounds
+		// every wait for it, on this instance as the budget does on the
+		// others.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		defer cancel()
+		return s.fill(fctx, shelf)
+	})
+	select {
+	case r := <-flight:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.([]string), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// refresh starts the fleet's one rebuild of a stale shelf, if this reader
+// wins the lock, and returns at once either way: the reader has a value to
+// serve. Taking the lock costs the reader one round trip to Redis, never
+// the rebuild.
+func (s *Shop) refresh(ctx context.Context, shelf string) {
+	n := s.refreshersOf(shelf)
+	n.Add(1)
+	if n.Load() > 1 {
+		n.Add(-1)
+		return // another reader of this instance is on it
+	}
+	token, won := s.lock(ctx, shelf)
+	if !won {
+		n.Add(-1)
+		return // another reader, on another instance, rebuilds
+	}
+	// The rebuild must outlive this visitor, whose context ends when it
+	// leaves: it keeps the context's values and drops its end. It gets a
+	// deadline of its own, no longer than its lock, so that when the lock
+	// expires and another reader starts a rebuild, this one has given up.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	go func() {
+		defer n.Add(-1)
+		defer cancel()
+		// A failed or panicking rebuild is not fatal: the stale value keeps
+		// serving until its physical expiry. Nothing about the failure is
+		// written to Redis, and the lock is kept until it expires: that is
+		// the fleet's backoff, one query per lockTTL to a failing database,
+		// where releasing it would let every stale reader try again. No
+		// visitor hears of it, so the log must.
+		defer func() {
+			if r := recover(); r != nil {
+				slog.ErrorContext(bg, "shop: a background rebuild panicked; the stale list serves on", "shelf", shelf, "panic", r)
+			}
+		}()
+		_, kept, err := s.rebuildLocked(bg, shelf)
+		switch {
+		case err != nil:
+			slog.WarnContext(bg, "shop: a background rebuild failed; the stale list serves on, and the lock holds the fleet back until it expires",
+				"shelf", shelf, "err", err)
+		case kept:
+			s.unlock(bg, shelf, token)
+		}
+	}()
+}
+
+// refreshersOf returns the shelf's count of refreshers on this instance.
+func (s *Shop) refreshersOf(shelf string) *atomic.Int32 {
+	if v, ok := s.refreshers.Load(shelf); ok {
+		return v.(*atomic.Int32)
+	}
+	v, _ := s.refreshers.LoadOrStore(shelf, new(atomic.Int32))
+	return v.(*atomic.Int32)
+}
+
+// fill is an instance's one flight for a missing shelf: it rebuilds if it
+// wins the lock, and otherwise waits for the holder's fill.
+func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
+	token, won := s.lock(ctx, shelf)
+	if !won {
+		return s.awaitFill(ctx, shelf)
+	}
+	books, _, err := s.rebuildLocked(ctx, shelf)
+	if err != nil {
+		// Kept until it expires, as on the stale path: the fleet's
+		// backoff. Let go now, and each cold reader's next flight would
+		// query the failing database again.
+		return nil, err
+	}
+	s.unlock(ctx, shelf, token)
+	return books, nil
+}
+
+// rebuildLocked reads the source and writes the shelf, under the lock, and
+// says whether Redis kept the list. A list Redis would not store is
+// still the right list: the cold readers waiting for it get it, and the
+// background rebuild keeps its lock, so that the fleet does not read the
+// source on every stale read while Redis refuses.
+func (s *Shop) rebuildLocked(ctx context.Context, shelf string) (books []string, kept bool, err error) {
+	// Second look: the holder before us may have written a fresh value and
+	// let go of the lock between our read and our SET NX.
+	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
+		return v.Books, true, nil
+	}
+	books, err = s.db.Top(ctx, shelf)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.share(ctx, shelf, books); err != nil {
+		slog.WarnContext(ctx, "shop: serving a list Redis would not store", "shelf", shelf, "err", err)
+		return books, false, nil
+	}
+	return books, true, nil
+}
+
+// lock tries the shelf's rebuild lock once, with a token of its own. An
+// error from Redis counts as a lost lock: the caller serves what it has.
+func (s *Shop) lock(ctx context.Context, shelf string) (string, bool) {
+	token := rand.Text()
+	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
+	return token, err == nil && won
+}
+
+// release deletes the lock only if it still holds our token, in one step.
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+func (s *Shop) unlock(ctx context.Context, shelf, token string) {
+	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// awaitFill polls Redis, with jitter, for the holder's fill until
+// waitBudget has passed.
+func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for s.clock.Now().Before(deadline) {
+		if err := s.clock.Sleep(ctx, pollEvery/2+mathrand.N(pollEvery)); err != nil {
+			return nil, err
+		}
+		if v, ok, err := s.shared(ctx, shelf); err != nil || ok {
+			return v.Books, err
+		}
+	}
+	return nil, &TryAgain{After: retryAfter}
+}
+
+// Invalidate is the write path's half: called after the database has
+// committed a change to the shelf, it deletes the shelf from Redis. A
+// delete, not a new value: a delete carries no data, so it cannot put back
+// an older list than the one committed. And the key goes outright, with
+// its grace window: the window is for a value that aged, never for one
+// known to be wrong.
+func (s *Shop) Invalidate(ctx context.Context, shelf string) error {
+	if err := s.rdb.Del(ctx, shelfKey(shelf)).Err(); err != nil {
+		return fmt.Errorf("shop: invalidating %s: %w", shelf, err)
+	}
+	return nil
+}
+
+// shared reads the fleet's copy of a shelf from Redis, with its time to
+// live in the same round trip, to tell whether it is fresh.
+func (s *Shop) shared(ctx context.Context, shelf string) (stored, bool, error) {
+	var v stored
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.Get(ctx, shelfKey(shelf))
+		ttl = p.PTTL(ctx, shelfKey(shelf))
+		return nil
+	})
+	data, err := get.Bytes()
+	if errors.Is(err, redis.Nil) {
+		return v, false, nil
+	}
+	if err != nil {
+		return v, false, fmt.Errorf("shop: reading %s from Redis: %w", shelf, err)
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, false, fmt.Errorf("shop: decoding %s from Redis: %w", shelf, err)
+	}
+	// Written keepFor ago less its time to live. PTTL counts whole
+	// milliseconds, so a list turns stale up to 1 ms early, never late. A
+	// PTTL that failed, or found the key just gone, makes the value stale:
+	// it is still served, and a rebuild is tried.
+	v.Fresh = ttl.Err() == nil && ttl.Val() > keepFor-freshFor
+	return v, true, nil
+}
+
+// share writes a shelf for the whole fleet, kept by Redis for keepFor.
+func (s *Shop) share(ctx context.Context, shelf string, books []string) error {
+	data, err := json.Marshal(stored{Books: books})
+	if err != nil {
+		return fmt.Errorf("shop: encoding %s: %w", shelf, err)
+	}
+	if err := s.rdb.Set(ctx, shelfKey(shelf), data, keepFor).Err(); err != nil {
+		return fmt.Errorf("shop: writing %s to Redis: %w", shelf, err)
+	}
+	return nil
+}
+
+func shelfKey(shelf string) string { return "shelf:" + shelf }
+
+func lockKey(shelf string) string { return "lock:shelf:" + shelf }
