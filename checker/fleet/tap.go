@@ -218,8 +218,10 @@ type Tap struct {
 	// once it is answered (see Stage).
 	stage func(ctx context.Context, cmd redis.Cmder, answered bool)
 	// wrote holds, for each key a command may have written, when its last
-	// such command was sent and answered (see Wrote).
+	// such command was sent and answered (see Wrote); kept only on a
+	// RealTime World (spans), whose scenes time their keys themselves.
 	wrote map[string]Span
+	spans bool
 
 	// inFlight counts the commands and pipelines sent and not yet
 	// answered, answered those answered (see InFlight).
@@ -243,6 +245,7 @@ func (t *Tap) InFlight() (sent, answered int64) { return t.inFlight.Load(), t.an
 
 // Wrote returns, for each key a command of the instance may have written
 // (by its shop's name), when the last such command was sent and answered.
+// Only a client of a RealTime World keeps them.
 func (t *Tap) Wrote() map[string]Span {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -251,6 +254,9 @@ func (t *Tap) Wrote() map[string]Span {
 
 // noteWrites records that cmds, sent at sent, have been answered now.
 func (t *Tap) noteWrites(sent time.Time, cmds ...redis.Cmder) {
+	if !t.spans {
+		return
+	}
 	var keys []string
 	for _, cmd := range cmds {
 		args := make([]string, len(cmd.Args()))

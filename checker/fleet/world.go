@@ -258,6 +258,7 @@ func (w *World) options() *redis.Options {
 // it. Close closes it.
 func (w *World) Client(t *Tap) *redis.Client {
 	t.ns = w.ns
+	t.spans = w.realTime
 	if !w.Embedded() && !w.realTime {
 		t.still = w.holdStill
 		t.sceneTTL = w.sceneTTL
