@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/point"
 )
 
 // Target is one implementation of a case: the student's, the reference
@@ -66,6 +67,10 @@ type Worker struct {
 	// NoRace says why the worker was built without the race detector, or
 	// is empty when it has it.
 	NoRace string
+	// NoPoints says why the worker was built from the implementation's
+	// files as they are, without schedule points (see package point), or
+	// is empty when it has them.
+	NoPoints string
 
 	root string // the module root
 	prog *program
@@ -233,7 +238,21 @@ func link(ctx context.Context, root string, targets []Target, race bool) ([]*Wor
 	if race {
 		first.NoRace = raceUnavailable(ctx)
 	}
-	if err := first.build(ctx, targets, race && first.NoRace == ""); err != nil {
+	err = first.build(ctx, targets, race && first.NoRace == "", true)
+	if err != nil && ctx.Err() == nil {
+		// The compiler's messages must be about the student's own files,
+		// not the copies with schedule points (another path, and columns
+		// moved): build the files as they are. If that build works, the
+		// points broke it (a name of the student's that clashes with the
+		// points' import): grade without them rather than fail the
+		// student for the checker's copy.
+		withPoints := err
+		err = first.build(ctx, targets, race && first.NoRace == "", false)
+		if err == nil {
+			first.NoPoints = "the grader's copy with schedule points did not build: " + withPoints.Error()
+		}
+	}
+	if err != nil {
 		prog.release()
 		return nil, err
 	}
@@ -242,7 +261,7 @@ func link(ctx context.Context, root string, targets []Target, race bool) ([]*Wor
 		first.impl = targets[0].Pkg
 		prog.users = len(targets)
 		for _, t := range targets[1:] {
-			ws = append(ws, &Worker{Target: t, NoRace: first.NoRace, root: root, prog: prog, impl: t.Pkg})
+			ws = append(ws, &Worker{Target: t, NoRace: first.NoRace, NoPoints: first.NoPoints, root: root, prog: prog, impl: t.Pkg})
 		}
 	}
 	return ws, nil
@@ -262,15 +281,22 @@ func (w *Worker) Close() error { return w.prog.release() }
 // bindFile is the generated file that links the implementation in.
 const bindFile = "zz_bind.go"
 
-func (w *Worker) build(ctx context.Context, targets []Target, race bool) error {
+// build builds the worker program; with points, from copies of the
+// targets' files with schedule points in them (see package point).
+func (w *Worker) build(ctx context.Context, targets []Target, race, points bool) error {
 	bind := filepath.Join(w.prog.tmp, bindFile)
 	if err := os.WriteFile(bind, bindSource(targets), 0o644); err != nil {
 		return fmt.Errorf("grade: %w", err)
 	}
 	replace := map[string]string{filepath.Join(w.root, "checker", "worker", bindFile): bind}
-	for _, t := range targets {
+	for i, t := range targets {
 		if err := overlaySrc(w.root, t, replace); err != nil {
 			return err
+		}
+		if points {
+			if err := overlayPoints(w.root, t, filepath.Join(w.prog.tmp, fmt.Sprintf("points%d", i)), replace); err != nil {
+				return err
+			}
 		}
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
@@ -342,6 +368,39 @@ func overlaySrc(root string, t Target, replace map[string]string) error {
 			return fmt.Errorf("grade: %w", err)
 		}
 		replace[filepath.Join(dst, filepath.Base(f))] = abs
+	}
+	return nil
+}
+
+// overlayPoints lays, over each Go file of a target, a copy with schedule
+// points in it, written to dir. A file that does not parse is left as it
+// is: the compiler will say what is wrong with it, in its own lines.
+func overlayPoints(root string, t Target, dir string, replace map[string]string) error {
+	files, err := filepath.Glob(filepath.Join(t.srcDir(root), "*.go"))
+	if err != nil {
+		return fmt.Errorf("grade: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("grade: %w", err)
+	}
+	pkgDir := filepath.Join(root, filepath.FromSlash(t.Dir()))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("grade: %w", err)
+		}
+		out, err := point.Rewrite(filepath.Base(f), src)
+		if err != nil {
+			continue
+		}
+		copyPath := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(copyPath, out, 0o644); err != nil {
+			return fmt.Errorf("grade: %w", err)
+		}
+		replace[filepath.Join(pkgDir, filepath.Base(f))] = copyPath
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/point"
 	"stampede/checker/stack"
 )
 
@@ -28,6 +29,12 @@ import (
 // (waiting for a garbage collection, or for a file's lock) counts as
 // moving, since it goes on by itself.
 //
+// A goroutine held at a schedule point (package point) is parked too;
+// at rest, Quiet lets such goroutines go on one at a time, in the order
+// the schedule chooses, and waits for rest again after each, so that it
+// returns only when nothing is held: a hold never lasts across a move of
+// the clock.
+//
 // Quiet is for drivers of virtual time, which must wait for the process to
 // come to rest before every move of the clock, hundreds of times in one
 // run. It returns a *Stuck error at the hang bound.
@@ -41,7 +48,13 @@ func (h *H) Quiet(ready func() bool) error {
 			rest := allParked(buf)
 			look.Looked(rest)
 			if rest {
-				return nil
+				if !point.Release() {
+					return nil
+				}
+				// At rest but for a goroutine a schedule point held: it
+				// goes on now, and the process must come to rest again,
+				// looked for as at the start of a wait.
+				look, try = Lookout{}, -1
 			}
 		}
 		if err := h.ctx.Err(); err != nil {

@@ -1,0 +1,450 @@
+// Package point puts the explorer's hand between the student's own
+// statements.
+//
+// A bug that sits between two adjacent statements (a map loaded, cloned
+// and stored back with no lock; a flag read and then set; a lock dropped
+// one line before the list is stored) has no wait in its gap, so no scene
+// can open the gap by timing: only the scheduler can, now and then. The
+// grader builds the student's code itself, so it builds a copy of it
+// (Rewrite) with a call to Here before each statement, on the statement's
+// own line, so that every panic, race report and stuck visitor still
+// names the student's file and line. The student's files are never
+// changed.
+//
+// Here does nothing until a check starts a Schedule. Under one, the n-th
+// point reached in the process may hold the goroutine that reached it
+// until the process is otherwise at rest (every other goroutine parked),
+// when the driver of the scene's clock lets it go (Release), before the
+// clock moves. A hold only ever delays a goroutine, and a goroutine may
+// always be delayed by Go's own scheduler for as long as the others take
+// to block: every run under a Schedule is a run the program could have
+// had without one, so a correct answer cannot fail by it.
+//
+// The hold is invisible to the race detector (see race.go): the lock and
+// channel it uses are not synchronisation of the student's, and a data
+// race between two visitors stays a data race whichever of them was held.
+//
+// The package keeps the running Schedule in a variable of its own, the
+// one piece of global state in the checker: the call put in the student's
+// code takes no arguments, so the schedule must be reachable without
+// them. A worker runs one check per process, and one scene at a time.
+package point
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// current is the Schedule in force, nil when none is.
+var current atomic.Pointer[Schedule]
+
+// Here is the call the grader's copy of the student's code makes before
+// each statement. Without a Schedule it returns at once.
+func Here() {
+	if s := current.Load(); s != nil {
+		s.here()
+	}
+}
+
+// A Schedule decides what a point does. Count's only counts the points
+// reached. PCT's runs the scene's goroutines one at a time, by priority,
+// as the randomised scheduler of Burckhardt et al. does ("A randomized
+// scheduler with probabilistic guarantees of finding bugs", ASPLOS 2010):
+//
+//   - A goroutine that reaches a point is held there, unless it is the
+//     runner: the goroutine let go last, which runs on until it blocks
+//     (on a lock, a channel, the scene's clock) or ends. When the process
+//     is at rest with nobody held, there is no runner: goroutines woken
+//     together by the clock are all held at their first point.
+//   - Whenever the process is at rest, the driver lets go the held
+//     goroutine of highest priority, which becomes the runner.
+//     Priorities are drawn from the seed as goroutines first reach a
+//     point (in the order of their ids when several arrive together).
+//   - A step is a point the runner reaches while another goroutine is
+//     held: a moment another schedule could have switched. At each of
+//     a few chosen steps (the change points) the runner is held and
+//     demoted below every other goroutine, so that the others run first.
+//
+// With d-1 change points drawn among k steps, a bug that needs d
+// orderings of n goroutines is found with probability at least
+// 1/(n·k^(d-1)). A goroutine the runner wakes waits at its first point
+// until the runner blocks, where PCT would switch to it at once if its
+// priority were higher: a schedule of the same kind, a little less
+// eager to preempt.
+type Schedule struct {
+	every   bool // hold goroutines (PCT)
+	order   int  // 0: priorities drawn; 1: first come highest; -1: first come lowest
+	driver  int  // the goroutine that started the schedule, never held
+	changes []int
+	arrive  chan *waiter // a held goroutine says so here
+
+	// Shared with the held goroutines, atomics only (see here).
+	hits    atomic.Int64
+	steps   atomic.Int64 // points the runner reached while another was held
+	held    atomic.Int64 // goroutines held now
+	runner  atomic.Int64 // the goroutine let go last
+	demoted atomic.Int64 // change points reached
+
+	// The driver's side, which the held goroutines never touch.
+	mu      sync.Mutex
+	rng     *rand.Rand
+	onHold  func(Hold)
+	prio    map[int]float64 // goroutine id -> priority
+	waiting []*waiter       // held goroutines, in the order they were seen
+	log     []Hold
+	late    int
+	done    chan struct{} // ends the safety net (see lateAfter)
+}
+
+// Hold is one release of a held goroutine while others were held too.
+type Hold struct {
+	Goroutine int    // the goroutine let go
+	Where     string // where it was held: the student's file and line, such as "shop.go:91"
+	Others    []Hold // the goroutines still held, and where
+	Demoted   int    // the goroutine demoted at a change point just before (0: none)
+}
+
+func (h Hold) String() string {
+	s := fmt.Sprintf("goroutine %d goes on from %s", h.Goroutine, h.Where)
+	for i, o := range h.Others {
+		if i == 0 {
+			s += " while "
+		} else {
+			s += ", "
+		}
+		s += fmt.Sprintf("goroutine %d waits at %s", o.Goroutine, o.Where)
+	}
+	return s
+}
+
+// A waiter is a goroutine held at a point. The held goroutine writes it
+// and the driver reads it with no synchronisation the race detector sees
+// (see here), so what they share is atomic.
+type waiter struct {
+	goroutine atomic.Int64
+	pc        atomic.Uintptr
+	demote    atomic.Bool
+	release   atomic.Value // chan struct{}
+
+	g     int       // goroutine, read by the driver
+	where string    // the line of pc
+	since time.Time // when the driver first saw it
+}
+
+// Count returns a schedule that holds nothing and counts the points the
+// process reaches.
+func Count() *Schedule { return &Schedule{} }
+
+// PCT returns a schedule that runs goroutines one at a time by
+// priorities drawn from seed, demoting the runner at each of the steps
+// changes names (counted from 1).
+func PCT(seed uint64, changes ...int) *Schedule {
+	c := slices.Clone(changes)
+	slices.Sort(c)
+	return &Schedule{
+		every:   true,
+		arrive:  make(chan *waiter, 1024),
+		rng:     rand.New(rand.NewPCG(seed, 0x9c7)),
+		changes: slices.Compact(c),
+		prio:    map[int]float64{},
+	}
+}
+
+// Ordered returns a schedule like PCT's whose priorities are not drawn
+// but follow the order in which goroutines first reach a point (by id,
+// for goroutines that arrive together): the first highest, or with
+// reverse the first lowest. With one change point at each step in turn,
+// and both orders, it plays every schedule of two goroutines with one
+// switch (the explorer's fixed scenes).
+func Ordered(reverse bool, changes ...int) *Schedule {
+	s := PCT(0, changes...)
+	s.order = 1
+	if reverse {
+		s.order = -1
+	}
+	return s
+}
+
+// Watch has fn told of every release made while other goroutines were
+// held, on the driver's goroutine, as it happens (a story logs them).
+func (s *Schedule) Watch(fn func(Hold)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onHold = fn
+}
+
+// Start puts s in force, replacing any schedule in force. The calling
+// goroutine is the scene's driver: it is never held, since it is the one
+// that lets the others go (a shop's New, called by the driver, has points
+// too).
+func Start(s *Schedule) {
+	s.driver = goroutineID()
+	if s.every {
+		s.done = make(chan struct{})
+		go s.safetyNet()
+	}
+	if old := current.Swap(s); old != nil {
+		old.stop()
+	}
+}
+
+// Stop takes the schedule in force out of force and lets every goroutine
+// it holds go on.
+func Stop() {
+	if s := current.Swap(nil); s != nil {
+		s.stop()
+	}
+}
+
+// Running returns the schedule in force, nil when none is.
+func Running() *Schedule { return current.Load() }
+
+func (s *Schedule) stop() {
+	if !s.every {
+		return
+	}
+	close(s.done)
+	s.mu.Lock()
+	s.collect()
+	waiting := s.waiting
+	s.waiting = nil
+	s.mu.Unlock()
+	for _, w := range waiting {
+		s.let(w)
+	}
+}
+
+// Release lets one goroutine held by the schedule in force go on, and
+// reports whether one was held. A driver of virtual time calls it
+// whenever the process is at rest, before it moves the clock
+// (harness.H.Quiet does).
+func Release() bool {
+	if s := current.Load(); s != nil {
+		return s.Release()
+	}
+	return false
+}
+
+// Release lets the held goroutine of highest priority go on, as the
+// runner, and reports whether one was held.
+func (s *Schedule) Release() bool {
+	if !s.every {
+		return false
+	}
+	s.mu.Lock()
+	demoted := s.collect()
+	if len(s.waiting) == 0 {
+		// At rest with nothing held: the runner has blocked, and whoever
+		// wakes next (when the clock moves) waits at its first point, so
+		// that goroutines woken together are ordered by priority too.
+		s.runner.Store(0)
+		s.mu.Unlock()
+		return false
+	}
+	best := 0
+	for i, w := range s.waiting {
+		if s.prio[w.g] > s.prio[s.waiting[best].g] {
+			best = i
+		}
+	}
+	w := s.waiting[best]
+	s.waiting = slices.Delete(s.waiting, best, best+1)
+	var h *Hold
+	if len(s.waiting) > 0 {
+		h = &Hold{Goroutine: w.g, Where: w.where, Demoted: demoted}
+		for _, o := range s.waiting {
+			h.Others = append(h.Others, Hold{Goroutine: o.g, Where: o.where})
+		}
+		s.log = append(s.log, *h)
+	}
+	onHold := s.onHold
+	s.mu.Unlock()
+	if h != nil && onHold != nil {
+		onHold(*h)
+	}
+	s.let(w)
+	return true
+}
+
+// collect takes in the goroutines held since the last look: a goroutine
+// seen for the first time gets a priority (in the order of ids, for
+// goroutines that arrived together), and one held at a change point is
+// demoted below every other. It returns the goroutine demoted, or 0. The
+// caller holds mu.
+func (s *Schedule) collect() (demoted int) {
+	var fresh []*waiter
+	for more := true; more; {
+		select {
+		case w := <-s.arrive:
+			w.g = int(w.goroutine.Load())
+			w.where = where(w.pc.Load())
+			w.since = time.Now()
+			fresh = append(fresh, w)
+		default:
+			more = false
+		}
+	}
+	slices.SortFunc(fresh, func(a, b *waiter) int { return a.g - b.g })
+	for _, w := range fresh {
+		if _, ok := s.prio[w.g]; !ok {
+			switch n := float64(len(s.prio)); s.order {
+			case 0:
+				s.prio[w.g] = 1 + s.rng.Float64()
+			case 1:
+				s.prio[w.g] = 1 + 1/(n+1)
+			default:
+				s.prio[w.g] = 2 - 1/(n+1)
+			}
+		}
+		if w.demote.Load() {
+			// Below every priority drawn (all at least 1), and below the
+			// goroutines demoted before it.
+			s.prio[w.g] = 1 - float64(s.demoted.Load())/float64(len(s.changes)+1)
+			demoted = w.g
+		}
+	}
+	s.waiting = append(s.waiting, fresh...)
+	return demoted
+}
+
+// let lets a held goroutine go on, as the runner. The close is hidden
+// from the race detector: seen, it would order everything the driver has
+// seen (other visitors' work, by way of the scene's own locks) before the
+// rest of the held goroutine's statements, and hide their races.
+func (s *Schedule) let(w *waiter) {
+	s.runner.Store(int64(w.g))
+	s.held.Add(-1)
+	raceDisable()
+	close(w.release.Load().(chan struct{}))
+	raceEnable()
+}
+
+// Hits returns how many points the process has reached under s.
+func (s *Schedule) Hits() int { return int(s.hits.Load()) }
+
+// Steps returns how many points the runner reached while another
+// goroutine was held: the k of the change points.
+func (s *Schedule) Steps() int { return int(s.steps.Load()) }
+
+// Held returns the releases made while other goroutines were held, in
+// order.
+func (s *Schedule) Held() []Hold {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// Late returns how many holds no driver released, which the safety net
+// ended after lateAfter: a check that starts a schedule but drives with
+// something other than H.Quiet. The explorer's tests require none.
+func (s *Schedule) Late() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late
+}
+
+// lateAfter is how long a hold lasts when no driver releases it: a
+// safety net, so that a check that waits without H.Quiet is slower, not
+// stuck. It decides no verdict.
+const lateAfter = 250 * time.Millisecond
+
+// safetyNet lets go, oldest first, the goroutines held longer than
+// lateAfter, until the schedule stops.
+func (s *Schedule) safetyNet() {
+	t := time.NewTicker(lateAfter / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		s.collect()
+		var late []*waiter
+		for len(s.waiting) > 0 && time.Since(s.waiting[0].since) > lateAfter {
+			late = append(late, s.waiting[0])
+			s.waiting = s.waiting[1:]
+			s.late++
+		}
+		s.mu.Unlock()
+		for _, w := range late {
+			s.let(w)
+		}
+	}
+}
+
+// here is a point reached under s. Everything the goroutine does here is
+// hidden from the race detector's synchronisation, and touches only
+// atomics, what it made itself, and what was set before the schedule
+// started: a lock or a channel it shared with the driver would order it
+// after every goroutine the driver had heard from, and a plain field the
+// driver read would be reported as a race of the checker's.
+func (s *Schedule) here() {
+	raceDisable()
+	defer raceEnable()
+	s.hits.Add(1)
+	if !s.every {
+		return
+	}
+	id := goroutineID()
+	if id == s.driver {
+		return
+	}
+	w := new(waiter)
+	if int64(id) == s.runner.Load() {
+		if s.held.Load() == 0 {
+			return // nobody to switch to: not a step
+		}
+		step := s.steps.Add(1)
+		if _, change := slices.BinarySearch(s.changes, int(step)); !change {
+			return
+		}
+		s.demoted.Add(1)
+		w.demote.Store(true)
+	}
+	w.goroutine.Store(int64(id))
+	release := make(chan struct{})
+	w.release.Store(release)
+	var pc [1]uintptr
+	runtime.Callers(3, pc[:]) // runtime.Callers, here, Here: the statement's line is next
+	w.pc.Store(pc[0])
+	s.held.Add(1)
+	s.arrive <- w
+	<-release
+}
+
+// where returns the file and line of a program counter, such as
+// "shop.go:91".
+func where(pc uintptr) string {
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	if f.File == "" {
+		return "an unknown line"
+	}
+	file := f.File
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		file = file[i+1:]
+	}
+	return fmt.Sprintf("%s:%d", file, f.Line)
+}
+
+// goroutineID returns the calling goroutine's id, read from the first
+// line of its stack ("goroutine 7 [running]:").
+func goroutineID() int {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	id := 0
+	for _, c := range b[len("goroutine "):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = 10*id + int(c-'0')
+	}
+	return id
+}

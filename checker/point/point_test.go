@@ -1,0 +1,83 @@
+package point_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"stampede/checker/harness"
+	"stampede/checker/point"
+)
+
+// lostUpdate plays two goroutines that each read a counter and write it
+// back one higher, with a point before each statement as the grader's
+// copy of a student's code has them, under s, and returns the counter.
+func lostUpdate(t *testing.T, s *point.Schedule) int64 {
+	t.Helper()
+	var x atomic.Int64
+	var done atomic.Int32
+	point.Start(s)
+	defer point.Stop()
+	for range 2 {
+		go func() {
+			point.Here()
+			v := x.Load()
+			point.Here()
+			x.Store(v + 1)
+			done.Add(1)
+		}()
+	}
+	h := harness.New(context.Background(), "", 10*time.Second)
+	for done.Load() < 2 {
+		require.NoError(t, h.Quiet(func() bool { return true }))
+	}
+	require.Zero(t, s.Late(), "every hold was let go by the driver, none by the safety net")
+	return x.Load()
+}
+
+func TestOneSwitchOpensTheGapBetweenTwoStatements(t *testing.T) {
+	require.EqualValues(t, 2, lostUpdate(t, point.Ordered(false)), "with no switch each goroutine runs to its end")
+	require.EqualValues(t, 2, lostUpdate(t, point.Ordered(true)))
+	s := point.Ordered(false, 1)
+	require.EqualValues(t, 1, lostUpdate(t, s), "a switch between the read and the write loses an update")
+	require.Equal(t, 4, s.Hits())
+	held := s.Held()
+	require.NotEmpty(t, held)
+	require.Contains(t, held[0].String(), "point_test.go:", "a hold names the line it was at")
+}
+
+func TestWithoutAScheduleAPointDoesNothing(t *testing.T) {
+	point.Stop()
+	done := make(chan struct{})
+	go func() {
+		point.Here()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a point held a goroutine with no schedule in force")
+	}
+	require.False(t, point.Release())
+}
+
+func TestCountHoldsNothing(t *testing.T) {
+	s := point.Count()
+	point.Start(s)
+	defer point.Stop()
+	point.Here()
+	point.Here()
+	require.Equal(t, 2, s.Hits())
+	require.False(t, point.Release())
+}
+
+func TestTheDriverIsNeverHeld(t *testing.T) {
+	s := point.PCT(7, 1)
+	point.Start(s)
+	defer point.Stop()
+	point.Here() // on the goroutine that started the schedule: it must return
+	require.Equal(t, 1, s.Hits())
+}
