@@ -32,6 +32,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"}, Run: shelves.Busy},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case1) }},
+	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case1) }},
 }
 
 // Case describes case 1.

@@ -36,6 +36,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a table of locks read and written without a guard of its own, also on the error path"}, Run: shelves.Races},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case2) }},
+	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case2) }},
 }
 
 // Case describes case 2.

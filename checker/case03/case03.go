@@ -35,6 +35,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a look at the cache map without holding its lock, also on the error path"}, Run: shelves.Races},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case3) }},
+	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case3) }},
 }
 
 // Case describes case 3.

@@ -37,6 +37,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"}, Run: Readers},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case4) }},
+	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case4) }},
 }
 
 // Case describes case 4.

@@ -38,6 +38,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
 		Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"}, Run: Race},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case5) }},
+	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case5) }},
 }
 
 // Case describes case 5.

@@ -24,6 +24,23 @@ var Info = check.Info{
 		"a cache that keeps nothing between bursts, and (case 5) a failure or a cancellation that reaches visitors it does not belong to",
 }
 
+// SwitchesInfo is the check of the fixed scenes, for each case's list of
+// checks.
+var SwitchesInfo = check.Info{
+	ID:     "switches",
+	Scenes: true,
+	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+		"(two misses at once, a miss as a fill lands, two shelves filled at once, a miss as another shelf's fill lands)",
+	Catches: "a look and an act with nothing between them: a cache loaded, copied and stored back with no lock, a flag read and then set, " +
+		"a flight forgotten or a lock dropped a line before the list is stored, a second look on one path only, locks taken in opposite orders",
+}
+
+// Switches plays the fixed scenes of a case under every schedule with
+// one switch (see Explorer.Fixed).
+func Switches(h *harness.H, newShop shelves.New, p Profile) check.Verdict {
+	return For(newShop, p).Switches(h)
+}
+
 // For returns the explorer of cases 1 to 5 for an implementation and a
 // case's profile.
 func For(newShop shelves.New, p Profile) *Explorer[Scene] {
@@ -38,10 +55,54 @@ func For(newShop shelves.New, p Profile) *Explorer[Scene] {
 		Smaller: candidates,
 		// Some bugs need a schedule that comes only now and then: a
 		// smaller scene counts when it breaks a rule in either of two plays.
-		Tries: 2,
-		Size:  func(sc Scene) int { return len(sc.Visitors) },
-		Noun:  "visitors",
+		Tries:  2,
+		Size:   func(sc Scene) int { return len(sc.Visitors) },
+		Noun:   "visitors",
+		Points: true,
+		Fixed:  Fixed(p),
 	}
+}
+
+// Fixed returns the scenes a case's explorer plays first, under every
+// schedule with one switch (see Explorer.Fixed): each the smallest scene
+// of a gap a correct shop must not have between two of its statements.
+// A shelf's query costs a millisecond; the last visitors of a scene come
+// after its queries have landed, to see what the cache kept.
+func Fixed(p Profile) []Scene {
+	x, y := catalog.Bestsellers, catalog.StaffPicks
+	one := []Plan{{Cost: ms}}
+	scene := func(plans map[string][]Plan, vs ...Visitor) Scene {
+		return Scene{Visitors: vs, Plans: plans}
+	}
+	both := map[string][]Plan{x: one, y: one}
+	out := []Scene{
+		// Two misses at once: one must query, and the other wait for it.
+		scene(map[string][]Plan{x: one}, Visitor{Shelf: x}, Visitor{Shelf: x}, Visitor{Shelf: x, At: 2 * ms}),
+		// A miss just as the first fill lands: it must find the list,
+		// or the flight, not query again.
+		scene(map[string][]Plan{x: one}, Visitor{Shelf: x}, Visitor{Shelf: x, At: ms}, Visitor{Shelf: x, At: 2 * ms}),
+		// Two shelves filled at once: neither fill may lose the other.
+		scene(both, Visitor{Shelf: x}, Visitor{Shelf: y}, Visitor{Shelf: x, At: 2 * ms}, Visitor{Shelf: y, At: 2 * ms}),
+		// A miss of one shelf while another shelf's fill lands: the
+		// two paths' locks must not cross.
+		scene(both, Visitor{Shelf: x}, Visitor{Shelf: y, At: ms}, Visitor{Shelf: x, At: 3 * ms}, Visitor{Shelf: y, At: 3 * ms}),
+	}
+	if p.Faults {
+		// A failure lands while a second visitor joins: the error is the
+		// flight's, and the next miss queries again.
+		out = append(out, scene(map[string][]Plan{x: {{Cost: ms, Fault: Fails}, {Cost: ms}}},
+			Visitor{Shelf: x}, Visitor{Shelf: x, At: ms}, Visitor{Shelf: x, At: 3 * ms}))
+	}
+	if p.Leave {
+		// The visitor whose miss started the query leaves as it lands.
+		out = append(out, scene(map[string][]Plan{x: one},
+			Visitor{Shelf: x, Leave: ms, Deadline: true}, Visitor{Shelf: x}, Visitor{Shelf: x, At: ms}))
+		// The only visitor waiting leaves just as another joins: the
+		// query must go on for the one who joined.
+		out = append(out, scene(map[string][]Plan{x: {{Cost: 2 * ms}}},
+			Visitor{Shelf: x, Leave: ms, Deadline: true}, Visitor{Shelf: x, At: ms}, Visitor{Shelf: x, At: 3 * ms}))
+	}
+	return out
 }
 
 // Check plays Scenes scenes on fresh shops. Given a seed, scene i is

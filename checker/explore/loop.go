@@ -7,6 +7,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 )
 
 // An Explorer is one case's explorer: the loop that draws random scenes
@@ -60,6 +61,83 @@ type Explorer[S fmt.Stringer] struct {
 	// Watch is the flag of `shop run N` that plays a scene as a story:
 	// "--seed" when empty.
 	Watch string
+	// Points plays every scene under a schedule of the code's own points
+	// (package point), drawn from the scene's seed. Only a case whose
+	// Play rests with harness.H.Quiet, which lets held goroutines go, may
+	// set it.
+	Points bool
+	// Fixed are small scenes played first on every run, with Points,
+	// under every schedule with at most one switch: both orders of their
+	// goroutines, and a change point at each step in turn. A bug that
+	// needs one goroutine to stop between two statements while another
+	// runs, in one of these scenes, fails every run, not now and then.
+	Fixed []S
+}
+
+// The schedules of an explorer with Points. A random scene's schedule
+// has d-1 change points, d drawn from 1 to maxDepth, each among the
+// first changeSpan steps (points the running goroutine reached while
+// another was held). A change point past the scene's last step is never
+// reached, and the scene plays with one fewer.
+const (
+	maxDepth   = 3
+	changeSpan = 32
+)
+
+// A fixed scene's plays have seeds of their own, from fixedBase up, so
+// that `check N --seed S` and `run N --seed S` replay one as they replay
+// a random scene: fixedBase + scene·fixedStride + order·(maxSwitch+1) +
+// change point. maxSwitch bounds the change points tried in one order.
+const (
+	fixedBase   = 1 << 40
+	maxSwitch   = 99
+	fixedStride = 2 * (maxSwitch + 1)
+)
+
+// fixedSeed returns the seed of fixed scene i, in an order (0 or 1),
+// with a change point at step c (0: none).
+func fixedSeed(i, order, c int) uint64 {
+	return fixedBase + uint64(i*fixedStride+order*(maxSwitch+1)+c)
+}
+
+// scene returns the scene of a seed: a fixed scene's, or a drawn one.
+func (e *Explorer[S]) scene(seed uint64) S {
+	if i := int((seed - fixedBase) / fixedStride); seed >= fixedBase && i < len(e.Fixed) {
+		return e.Fixed[i]
+	}
+	return e.Draw(seed)
+}
+
+// schedule returns the schedule of the scene of a seed.
+func (e *Explorer[S]) schedule(seed uint64) *point.Schedule {
+	if i := int((seed - fixedBase) / fixedStride); seed >= fixedBase && i < len(e.Fixed) {
+		rest := int((seed - fixedBase) % fixedStride)
+		order, c := rest/(maxSwitch+1), rest%(maxSwitch+1)
+		if c == 0 {
+			return point.Ordered(order == 1)
+		}
+		return point.Ordered(order == 1, c)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x5ced))
+	d := 1 + r.IntN(maxDepth)
+	changes := make([]int, d-1)
+	for i := range changes {
+		changes[i] = 1 + r.IntN(changeSpan)
+	}
+	return point.PCT(seed, changes...)
+}
+
+// play plays a scene, under the schedule of seed when e has Points.
+func (e *Explorer[S]) play(h *harness.H, sc S, story bool, seed uint64) Played {
+	if !e.Points {
+		return e.Play(h, sc, story)
+	}
+	s := e.schedule(seed)
+	point.Start(s)
+	res := e.Play(h, sc, story)
+	point.Stop()
+	res.steps = s.Steps()
+	return res
 }
 
 // Played is what one play of a scene found.
@@ -68,6 +146,8 @@ type Played struct {
 	Stuck *harness.Stuck // the scene never came to rest (see Explorer)
 	Err   error          // the checker could not play the scene
 	Lines []string       // the timeline, when the play was a story's
+
+	steps int // the points the running goroutine reached while another was held
 }
 
 // broken returns the rule the play broke, "" when it broke none or the
@@ -92,9 +172,60 @@ func (p Played) broken() (bad string, loop bool) {
 func (p Played) restless() bool { return p.Err == nil && p.Stuck != nil && p.Stuck.Load() }
 
 // Check plays e.Scenes scenes from the check's seed: the seed `check N
-// --seed S` hands it, whose scene it plays first, or one of its own.
+// --seed S` hands it, whose scene it plays first, or one of its own. (A
+// seed of the fixed scenes is Switches' to replay.)
 func (e *Explorer[S]) Check(h *harness.H) check.Verdict {
-	return e.Run(h, h.Seed(), e.Scenes)
+	seed := h.Seed()
+	if seed >= fixedBase {
+		seed = 0
+	}
+	return e.Run(h, seed, e.Scenes)
+}
+
+// Switches plays each fixed scene under every schedule with at most one
+// switch: in each order, once with none, which counts its steps, and
+// once with a change point at each step. Given one of their seeds, it
+// replays that play first.
+func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
+	if len(e.Fixed) == 0 || !e.Points {
+		return check.Failed("", "the explorer has no fixed scenes to play")
+	}
+	if seed := h.Seed(); seed >= fixedBase {
+		if v := e.Run(h, seed, 1); !v.Pass {
+			return v
+		}
+	}
+	plays := 0
+	for i, sc := range e.Fixed {
+		for order := range 2 {
+			steps := 0
+			for c := 0; c <= min(steps, maxSwitch); c++ {
+				seed := fixedSeed(i, order, c)
+				res := e.playAgain(h, sc, false, seed)
+				plays++
+				if c == 0 {
+					steps = res.steps
+				}
+				if res.Err != nil {
+					return check.Failed("", fmt.Sprintf("fixed scene %d could not be played: %v", i+1, res.Err))
+				}
+				if res.restless() {
+					return check.Failed("", fmt.Sprintf("fixed scene %d never came to rest, in three plays (seed %d): "+
+						"look for a goroutine of the shop that never stops running, or play it again on a quieter machine", i+1, seed))
+				}
+				bad, loop := res.broken()
+				if bad == "" {
+					continue
+				}
+				figure := fmt.Sprintf("fixed scene %d of %d broke an invariant, under schedule %d of its %d (seed %d)",
+					i+1, len(e.Fixed), order*(steps+1)+c+1, 2*(steps+1), seed)
+				v := check.Failed(figure, e.failure(sc, sc, bad, seed, false))
+				v.Hung = loop
+				return v
+			}
+		}
+	}
+	return check.Passed(fmt.Sprintf("%d scenes under %d schedules", len(e.Fixed), plays))
 }
 
 // Run plays n scenes from seed (0: a seed of its own), scene i being the
@@ -105,8 +236,8 @@ func (e *Explorer[S]) Run(h *harness.H, seed uint64, n int) check.Verdict {
 	}
 	busy := 0
 	for i := range n {
-		sc := e.Draw(seed + uint64(i))
-		res := e.playAgain(h, sc, false)
+		sc := e.scene(seed + uint64(i))
+		res := e.playAgain(h, sc, false, seed+uint64(i))
 		if res.Err != nil {
 			return check.Failed("", fmt.Sprintf("scene %d (seed %d) could not be played: %v", i+1, seed+uint64(i), res.Err))
 		}
@@ -124,7 +255,7 @@ func (e *Explorer[S]) Run(h *harness.H, seed uint64, n int) check.Verdict {
 			v.Hung = true
 			return v
 		}
-		small, bad, shrunk := e.shrink(h, sc, bad)
+		small, bad, shrunk := e.shrink(h, sc, bad, seed+uint64(i))
 		return check.Failed(figure, e.failure(sc, small, bad, seed+uint64(i), shrunk))
 	}
 	if busy*2 > n {
@@ -148,10 +279,10 @@ func (e *Explorer[S]) unit() string {
 
 // playAgain plays a scene, and again (twice at most) while the machine
 // keeps it from rest.
-func (e *Explorer[S]) playAgain(h *harness.H, sc S, story bool) Played {
-	res := e.Play(h, sc, story)
+func (e *Explorer[S]) playAgain(h *harness.H, sc S, story bool, seed uint64) Played {
+	res := e.play(h, sc, story, seed)
 	for try := 0; res.restless() && try < 2; try++ {
-		res = e.Play(h, sc, story)
+		res = e.play(h, sc, story, seed)
 	}
 	return res
 }
@@ -160,14 +291,18 @@ func (e *Explorer[S]) playAgain(h *harness.H, sc S, story bool) Played {
 // ShrinkBudget: the budget decides how small the report is, never the
 // verdict. A candidate the machine kept from rest counts as keeping
 // every rule. It reports whether it found a smaller scene.
-func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string) (S, string, bool) {
+//
+// A smaller scene plays under the schedule of the scene's own seed first,
+// and of seeds after it on its further tries: a schedule is a choice at
+// each contended step, and a smaller scene has other steps.
+func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string, seed uint64) (S, string, bool) {
 	if e.Smaller == nil {
 		return sc, bad, false
 	}
 	steps := 0
 	small, bad := Shrink(sc, bad, e.Smaller, func(c S) string {
-		for range max(e.Tries, 1) {
-			res := e.Play(h, c, false)
+		for try := range max(e.Tries, 1) {
+			res := e.play(h, c, false, seed+uint64(try)*1_000_003)
 			if res.Err != nil {
 				return ""
 			}
@@ -193,7 +328,7 @@ func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool)
 		watch = "--seed"
 	}
 	f := Failure{
-		Bad: bad, Scene: small.String(), Shrunk: shrunk,
+		Bad: bad, Scene: small.String(), Shrunk: shrunk, Switch: seed >= fixedBase,
 		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
 		Watch:  fmt.Sprintf("go run ./shop run %d %s %d", e.Case, watch, seed),
 	}
@@ -211,17 +346,17 @@ func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool)
 // rule, shrunk as the check shrinks it. It returns the scene it played
 // last, what that play found, and whether the scene was shrunk.
 func (e *Explorer[S]) Story(h *harness.H, seed uint64) (sc S, res Played, shrunk bool) {
-	sc = e.Draw(seed)
-	res = e.playAgain(h, sc, true)
+	sc = e.scene(seed)
+	res = e.playAgain(h, sc, true, seed)
 	bad, loop := res.broken()
 	if res.Err != nil || bad == "" || loop {
 		return sc, res, false
 	}
-	small, _, smaller := e.shrink(h, sc, bad)
+	small, _, smaller := e.shrink(h, sc, bad, seed)
 	if !smaller {
 		return sc, res, false
 	}
-	if again := e.playAgain(h, small, true); again.Err == nil {
+	if again := e.playAgain(h, small, true, seed); again.Err == nil {
 		if b, _ := again.broken(); b != "" {
 			return small, again, true
 		}

@@ -14,6 +14,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/checker/shelves"
 	"stampede/checker/stack"
 	"stampede/shop/catalog"
@@ -112,7 +113,40 @@ func newWorld(h *harness.H, newShop shelves.New, p Profile, sc Scene, story bool
 		w.visits = append(w.visits, &visit{})
 	}
 	w.left = make([]bool, len(sc.Visitors))
+	if s := point.Running(); s != nil && story {
+		s.Watch(w.logHold)
+	}
 	return w
+}
+
+// logHold tells, in a story, that the schedule let one goroutine go on
+// while others stayed held at their points.
+func (w *world) logHold(h point.Hold) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	line := fmt.Sprintf("%s goes on from %s", w.goroutine(h.Goroutine), h.Where)
+	for i, o := range h.Others {
+		sep := ", "
+		if i == 0 {
+			sep = " while "
+		}
+		line += fmt.Sprintf("%s%s waits at %s", sep, w.goroutine(o.Goroutine), o.Where)
+	}
+	if h.Demoted != 0 {
+		line = fmt.Sprintf("(a switch: %s is held where it was) %s", w.goroutine(h.Demoted), line)
+	}
+	w.logf("%s", line)
+}
+
+// goroutine names the visitor that runs on goroutine g, or says it is
+// one of the shop's own. The caller holds mu.
+func (w *world) goroutine(g int) string {
+	for i, v := range w.visits {
+		if v.g == g {
+			return fmt.Sprintf("visitor %d", i+1)
+		}
+	}
+	return fmt.Sprintf("a goroutine of the shop (%d)", g)
 }
 
 // still is the database's own clock: the explorer's hook spends each
