@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -252,6 +253,7 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 	}
 	w, err := programs[target.Case.Number].worker(root, target.Case, target)
 	require.NoError(t, err, "building case %d's worker", target.Case.Number)
+	require.Empty(t, w.NoPoints, "every entry is graded with schedule points in its copy")
 	opts := grade.Options{Root: root, Repeat: *repeat}
 	if !*every {
 		foldsRaces := slices.ContainsFunc(target.Case.Checks, func(in check.Info) bool {
@@ -289,6 +291,60 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 			want = check.Skip
 		}
 		assert.Equal(t, want, res.Status, "check %q (%s): %s %s", res.ID, res.Figure, res.Name, res.Message)
+	}
+}
+
+// maybes is how many times TestMaybes runs each check an entry's row
+// marks maybe; 0 (the default) skips it. With measure, it runs that
+// check instead, on every entry.
+var (
+	maybes  = flag.Int("maybes", 0, "run each maybe check of each entry this many times, and log how many runs failed")
+	measure = flag.String("measure", "", "with -maybes: the check to run on every entry instead")
+)
+
+// TestMaybes measures the verdicts the tables call maybe: each such check
+// of each entry (of the cases -run names) runs -maybes times, alone, and
+// a line says how many runs failed. A check that fails every run of many
+// is a verdict to write down as failed; one that never fails, a PASS the
+// row may say. With -measure ID it measures check ID on every entry, as
+// when a new check comes and each row must say what it does there. It
+// decides nothing itself.
+func TestMaybes(t *testing.T) {
+	if *maybes == 0 {
+		t.Skip("run with -maybes N")
+	}
+	r := root(t)
+	for _, c := range checker.Cases() {
+		for _, e := range entries[c.Number] {
+			ids := slices.Sorted(maps.Keys(e.maybe))
+			if *measure != "" {
+				ids = nil
+				if slices.ContainsFunc(c.Checks, func(in check.Info) bool { return in.ID == *measure }) {
+					ids = []string{*measure}
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("case%02d/%s", c.Number, e.dir), func(t *testing.T) {
+				t.Parallel()
+				w, err := programs[c.Number].worker(r, c, entryTarget(c, e))
+				require.NoError(t, err)
+				for _, id := range ids {
+					race := slices.ContainsFunc(c.Checks, func(in check.Info) bool { return in.ID == id && in.Race })
+					failed := 0
+					for range *maybes {
+						run := w.Check(context.Background(), id, grade.Options{Root: r})
+						// The race check's verdict is the races its runs
+						// saw; alone, it sees only its own.
+						if !run.Verdict.Pass || race && (len(run.Races) > 0 || run.HiddenRace) {
+							failed++
+						}
+					}
+					t.Logf("MAYBE case%02d/%s %s: failed %d of %d", c.Number, e.dir, id, failed, *maybes)
+				}
+			})
+		}
 	}
 }
 
