@@ -89,7 +89,8 @@ type Schedule struct {
 	steps   atomic.Int64 // points the runner reached while another was held
 	held    atomic.Int64 // goroutines held now
 	runner  atomic.Int64 // the goroutine let go last
-	demoted atomic.Int64 // change points reached
+	streak  atomic.Int64 // steps the runner has taken since it was let go
+	demoted atomic.Int64 // change points and yields made
 
 	// The driver's side, which the held goroutines never touch.
 	mu      sync.Mutex
@@ -319,6 +320,7 @@ func (s *Schedule) collect() (demoted int) {
 // rest of the held goroutine's statements, and hide their races.
 func (s *Schedule) let(w *waiter) {
 	s.runner.Store(int64(w.g))
+	s.streak.Store(0)
 	s.held.Add(-1)
 	raceDisable()
 	close(w.release.Load().(chan struct{}))
@@ -348,6 +350,12 @@ func (s *Schedule) Late() int {
 	defer s.mu.Unlock()
 	return s.late
 }
+
+// maxStreak is how many steps the runner may take while other
+// goroutines are held before it yields (see here). A step of a shop that
+// does not spin is a statement between two waits; none of the lab's right
+// answers takes more than a few dozen in a row.
+const maxStreak = 1000
 
 // lateAfter is how long a hold lasts when no driver releases it: a
 // safety net, so that a check that waits without H.Quiet is slower, not
@@ -403,7 +411,13 @@ func (s *Schedule) here() {
 			return // nobody to switch to: not a step
 		}
 		step := s.steps.Add(1)
-		if _, change := slices.BinarySearch(s.changes, int(step)); !change {
+		_, change := slices.BinarySearch(s.changes, int(step))
+		// A runner that takes maxStreak steps while others wait is
+		// likely spinning on something a held goroutine would give it
+		// (a flag polled with runtime.Gosched): it yields, demoted, as
+		// Go's scheduler would preempt it, so that a correct program
+		// that spins still ends.
+		if !change && s.streak.Add(1) < maxStreak {
 			return
 		}
 		s.demoted.Add(1)

@@ -81,3 +81,34 @@ func TestTheDriverIsNeverHeld(t *testing.T) {
 	point.Here() // on the goroutine that started the schedule: it must return
 	require.Equal(t, 1, s.Hits())
 }
+
+func TestASpinningRunnerYields(t *testing.T) {
+	// One goroutine spins until the other sets a flag, with a point in
+	// its loop: correct under Go's scheduler, which preempts the spinner.
+	// Under a schedule the spinner must yield too, or the other, held at
+	// its first point, never runs.
+	for _, reverse := range []bool{false, true} { // the spinner let go first, in one of the two
+		var flag atomic.Bool
+		var done atomic.Int32
+		s := point.Ordered(reverse)
+		point.Start(s)
+		go func() {
+			point.Here()
+			for !flag.Load() {
+				point.Here()
+			}
+			done.Add(1)
+		}()
+		go func() {
+			point.Here()
+			flag.Store(true)
+			done.Add(1)
+		}()
+		h := harness.New(context.Background(), "", 10*time.Second)
+		for done.Load() < 2 {
+			require.NoError(t, h.Quiet(func() bool { return true }))
+		}
+		require.Zero(t, s.Late())
+		point.Stop()
+	}
+}
