@@ -171,6 +171,11 @@ func TestANameThatClashesWithThePointsIsGradedWithout(t *testing.T) {
 	assert.Contains(t, w.NoPoints, "stampedepoint", "the worker says why it has no schedule points")
 	run := w.Check(context.Background(), "once", Options{Root: root(t)})
 	assert.True(t, run.Verdict.Pass, "%+v", run.Verdict)
+	// The check of switches between statements had none to make: it
+	// says so, and does not pass.
+	run = w.Check(context.Background(), "switches", Options{Root: root(t)})
+	assert.True(t, run.Verdict.Skipped, "%+v", run.Verdict)
+	assert.Contains(t, run.Verdict.Message, "stampedepoint")
 }
 
 func TestWrongSignatureIsExplained(t *testing.T) {
