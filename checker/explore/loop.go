@@ -66,8 +66,8 @@ type Explorer[S fmt.Stringer] struct {
 	// Play rests with harness.H.Quiet, which lets held goroutines go, may
 	// set it.
 	Points bool
-	// Fixed are small scenes played first on every run, with Points,
-	// under every schedule with at most one switch: both orders of their
+	// Fixed are small scenes that Switches plays, with Points, under
+	// every schedule with at most one switch: both orders of their
 	// goroutines, and a change point at each step in turn. A bug that
 	// needs one goroutine to stop between two statements while another
 	// runs, in one of these scenes, fails every run, not now and then.
@@ -196,7 +196,7 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 			return v
 		}
 	}
-	plays, hits := 0, 0
+	plays, hits, busy := 0, 0, 0
 	for i, sc := range e.Fixed {
 		for order := range 2 {
 			steps := 0
@@ -212,8 +212,8 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 					return check.Failed("", fmt.Sprintf("fixed scene %d could not be played: %v", i+1, res.Err))
 				}
 				if res.restless() {
-					return check.Failed("", fmt.Sprintf("fixed scene %d never came to rest, in three plays (seed %d): "+
-						"look for a goroutine of the shop that never stops running, or play it again on a quieter machine", i+1, seed))
+					busy++ // set aside, as Run sets a scene aside
+					continue
 				}
 				bad, loop := res.broken()
 				if bad == "" {
@@ -227,13 +227,22 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 			}
 		}
 	}
+	if busy*2 > plays {
+		return check.Failed(fmt.Sprintf("%d of %d plays never came to rest", busy, plays),
+			"most plays of the fixed scenes never came to rest, in three tries each: look for a goroutine of the shop that never "+
+				"stops running (a loop that polls without sleeping on the clock it is given)")
+	}
 	if hits == 0 {
 		// Built without points (the grader's copy did not compile), the
 		// scenes played, but no schedule could switch anywhere.
 		return check.Skipped("the code has no schedule points: the grader could not build its copy of your files with them " +
 			"(a name of yours, stampedepoint, clashes with the one the copy imports): rename it")
 	}
-	return check.Passed(fmt.Sprintf("%d scenes under %d schedules", len(e.Fixed), plays))
+	figure := fmt.Sprintf("%d scenes under %d schedules", len(e.Fixed), plays-busy)
+	if busy > 0 {
+		figure += fmt.Sprintf(" (%d set aside: the machine was too busy for them to come to rest)", busy)
+	}
+	return check.Passed(figure)
 }
 
 // Run plays n scenes from seed (0: a seed of its own), scene i being the
