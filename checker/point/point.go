@@ -359,8 +359,11 @@ const maxStreak = 1000
 
 // lateAfter is how long a hold lasts when no driver releases it: a
 // safety net, so that a check that waits without H.Quiet is slower, not
-// stuck. It decides no verdict.
-const lateAfter = 250 * time.Millisecond
+// stuck. It decides no verdict, but a hold it ends is a schedule the
+// seed did not choose, so it must not fire while a driver is merely slow:
+// two seconds, far beyond any wait for rest on a loaded machine, and
+// well inside the hang bound.
+const lateAfter = 2 * time.Second
 
 // safetyNet lets go, oldest first, the goroutines held longer than
 // lateAfter, until the schedule stops.
