@@ -15,6 +15,7 @@ import (
 	r1perkey "stampede/checker/library/case01/right/perkey"
 	r1singleflight "stampede/checker/library/case01/right/singleflight"
 	r1syncmap "stampede/checker/library/case01/right/syncmap"
+	r2cond "stampede/checker/library/case02/right/cond"
 	r2donechan "stampede/checker/library/case02/right/donechan"
 	r2perkey "stampede/checker/library/case02/right/perkey"
 	r2refcount "stampede/checker/library/case02/right/refcount"
@@ -25,6 +26,7 @@ import (
 	r3perkey "stampede/checker/library/case03/right/perkey"
 	r3singleflight "stampede/checker/library/case03/right/singleflight"
 	r3syncmap "stampede/checker/library/case03/right/syncmap"
+	r4cow "stampede/checker/library/case04/right/cow"
 	r4donechan "stampede/checker/library/case04/right/donechan"
 	r4perkey "stampede/checker/library/case04/right/perkey"
 	r4singleflight "stampede/checker/library/case04/right/singleflight"
@@ -69,6 +71,7 @@ var rightAnswers = []rightAnswer{
 	{2, "checker/library/case02/right/donechan", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2donechan.New(db) }},
 	{2, "checker/library/case02/right/syncmap", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2syncmap.New(db) }},
 	{2, "checker/library/case02/right/refcount", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2refcount.New(db) }},
+	{2, "checker/library/case02/right/cond", explore.Case2, func(db *catalog.DB) shelves.Shop { return r2cond.New(db) }},
 	{3, "solutions/case03", explore.Case3, func(db *catalog.DB) shelves.Shop { return sol3.New(db) }},
 	{3, "checker/library/case03/right/perkey", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3perkey.New(db) }},
 	{3, "checker/library/case03/right/singleflight", explore.Case3, func(db *catalog.DB) shelves.Shop { return r3singleflight.New(db) }},
@@ -81,6 +84,7 @@ var rightAnswers = []rightAnswer{
 	{4, "checker/library/case04/right/donechan", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4donechan.New(db) }},
 	{4, "checker/library/case04/right/snapshot", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4snapshot.New(db) }},
 	{4, "checker/library/case04/right/syncmap", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4syncmap.New(db) }},
+	{4, "checker/library/case04/right/cow", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4cow.New(db) }},
 	{5, "solutions/case05", explore.Case5, func(db *catalog.DB) shelves.Shop { return sol5.New(db) }},
 	{5, "checker/library/case05/right/perkey", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5perkey.New(db) }},
 	{5, "checker/library/case05/right/singleflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5singleflight.New(db) }},

@@ -68,4 +68,11 @@ var _ = register(1,
 	entry{dir: "wrong/trylock-look", fails: []string{"switches"}, maybe: map[string]string{
 		"explore": randomPoints,
 	}},
+	// A second set written blind for issue 26, after the switches check.
+	entry{dir: "wrong/syncmap-loadstore", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "wrong/flag-nocas", fails: []string{"race", "switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
 )

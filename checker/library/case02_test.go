@@ -76,4 +76,12 @@ var _ = register(2,
 		"explore":     randomPoints,
 		"two-shelves": "two visitors may make two locks for a shelf in the check's burst, or may not",
 	}},
+	// A second set written blind for issue 26, after the switches check.
+	entry{dir: "wrong/lock-order-land", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "wrong/waiters-split", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "right/cond"},
 )

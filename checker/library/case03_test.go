@@ -42,4 +42,11 @@ var _ = register(3,
 	entry{dir: "wrong/unlock-then-fill", fails: []string{"switches"}, maybe: map[string]string{
 		"explore": randomPoints,
 	}},
+	// A second set written blind for issue 26, after the switches check.
+	entry{dir: "wrong/delete-then-publish", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "wrong/close-before-store", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
 )

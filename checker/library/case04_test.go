@@ -60,4 +60,12 @@ var _ = register(4,
 	entry{dir: "wrong/flight-ptr-load-store", fails: []string{"switches"}, maybe: map[string]string{
 		"explore": randomPoints,
 	}},
+	// A second set written blind for issue 26, after the switches check.
+	entry{dir: "wrong/cow-stale-snapshot", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "wrong/sf-no-second-look", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "right/cow"},
 )

@@ -110,4 +110,11 @@ var _ = register(5,
 	entry{dir: "wrong/refcount-abandon", fails: []string{"switches"}, maybe: map[string]string{
 		"explore": randomPoints,
 	}},
+	// A second set written blind for issue 26, after the switches check.
+	entry{dir: "wrong/once-swap-nocas", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
+	entry{dir: "wrong/rw-no-recheck", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": randomPoints,
+	}},
 )
