@@ -100,17 +100,22 @@ func fixedSeed(i, order, c int) uint64 {
 	return fixedBase + uint64(i*fixedStride+order*(maxSwitch+1)+c)
 }
 
+// fixedScene reports whether seed is the seed of a play of a fixed scene.
+func (e *Explorer[S]) fixedScene(seed uint64) bool {
+	return seed >= fixedBase && (seed-fixedBase)/fixedStride < uint64(len(e.Fixed))
+}
+
 // scene returns the scene of a seed: a fixed scene's, or a drawn one.
 func (e *Explorer[S]) scene(seed uint64) S {
-	if i := int((seed - fixedBase) / fixedStride); seed >= fixedBase && i < len(e.Fixed) {
-		return e.Fixed[i]
+	if e.fixedScene(seed) {
+		return e.Fixed[(seed-fixedBase)/fixedStride]
 	}
 	return e.Draw(seed)
 }
 
 // schedule returns the schedule of the scene of a seed.
 func (e *Explorer[S]) schedule(seed uint64) *point.Schedule {
-	if i := int((seed - fixedBase) / fixedStride); seed >= fixedBase && i < len(e.Fixed) {
+	if e.fixedScene(seed) {
 		rest := int((seed - fixedBase) % fixedStride)
 		order, c := rest/(maxSwitch+1), rest%(maxSwitch+1)
 		if c == 0 {
@@ -345,7 +350,9 @@ func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool)
 		watch = "--seed"
 	}
 	f := Failure{
-		Bad: bad, Scene: small.String(), Shrunk: shrunk, Switch: seed >= fixedBase,
+		Bad: bad, Scene: small.String(), Shrunk: shrunk,
+		Fixed:  e.fixedScene(seed),
+		Switch: e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) != 0,
 		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
 		Watch:  fmt.Sprintf("go run ./shop run %d %s %d", e.Case, watch, seed),
 	}
@@ -366,8 +373,8 @@ func (e *Explorer[S]) Story(h *harness.H, seed uint64) (sc S, res Played, shrunk
 	sc = e.scene(seed)
 	res = e.playAgain(h, sc, true, seed)
 	bad, loop := res.broken()
-	if res.Err != nil || bad == "" || loop {
-		return sc, res, false
+	if res.Err != nil || bad == "" || loop || e.fixedScene(seed) {
+		return sc, res, false // a fixed scene is told as Switches played it, whole
 	}
 	small, _, smaller := e.shrink(h, sc, bad, seed)
 	if !smaller {

@@ -27,11 +27,11 @@ type Failure struct {
 	// scene is the one drawn, and no smaller one broke a rule in the time
 	// shrinking had.
 	Shrunk bool
-	// Switch says the scene is a fixed one, under a schedule with one
-	// switch between two of the shop's statements, which its seed
-	// replays: the message says where to look instead of "replay a few
-	// times".
-	Switch bool
+	// Fixed says the scene is one of Switches' fixed scenes, whose seed
+	// replays the same schedule, and Switch that the schedule stopped a
+	// visitor between two statements: the message says where to look
+	// instead of "replay a few times".
+	Fixed, Switch bool
 }
 
 // String returns the FAIL's message: what broke, the scene when it is
@@ -55,10 +55,12 @@ func (f Failure) String() string {
 		b.WriteString(", is too long to show here")
 	}
 	fmt.Fprintf(&b, ". Replay it with `%s`; see it whole, event by event, with `%s`", f.Replay, f.Watch)
-	if f.Switch {
-		// The schedule is the seed's: the timeline shows where each
-		// visitor was held, which is where the gap is.
-		b.WriteString(" (the timeline says where each visitor was held: the bug is in the gap between that line and the next statement)")
+	switch {
+	case f.Switch:
+		b.WriteString(" (the timeline says where the switch held a visitor: the bug is in the gap between that line and the statement after it)")
+		return b.String()
+	case f.Fixed:
+		b.WriteString(" (the seed plays the same schedule again, one with no switch)")
 		return b.String()
 	}
 	// A scene is the same every time, but how the goroutines interleave
