@@ -220,7 +220,7 @@ func (w *world) again(q, o *query) string {
 // hook is the database's hook: it records the query, holds it for its
 // cost on the scene's clock, and makes it fail or panic as planned.
 func (w *world) hook(ctx context.Context, shelf string) error {
-	g := goroutineID()
+	g := point.GoroutineID()
 	w.mu.Lock()
 	k := 0
 	for _, o := range w.queries {
@@ -277,7 +277,7 @@ func (w *world) hook(ctx context.Context, shelf string) error {
 // visitFn is what visitor i does: wait for its time, then ask.
 func (w *world) visitFn(_ context.Context, i int) (books []string, err error) {
 	v, vis := w.visits[i], w.sc.Visitors[i]
-	g := goroutineID()
+	g := point.GoroutineID()
 	w.mu.Lock()
 	v.g = g
 	w.mu.Unlock()
@@ -755,14 +755,4 @@ func snapshot() []stack.Goroutine {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-}
-
-// goroutineID returns the calling goroutine's id, read from its stack.
-func goroutineID() int {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	if gs := stack.Parse(string(buf) + "\n"); len(gs) > 0 {
-		return gs[0].ID
-	}
-	return -1
 }

@@ -3,13 +3,13 @@ package harness
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/point"
 	"stampede/checker/stack"
 )
 
@@ -83,7 +83,7 @@ func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 	// would in the shop. (It is not cancelled when the call returns: the
 	// later cases' background work may outlive a visitor by design.)
 	ctx := context.WithValue(c.h.ctx, visitorKey{}, i)
-	s.id.Store(int64(goroutineID()))
+	s.id.Store(int64(point.GoroutineID()))
 	c.started[i].Store(true)
 	s.out.Value, s.out.Err = visit(ctx, i)
 	finished = true
@@ -92,16 +92,6 @@ func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 // visitorKey marks each visitor's context with its number, which makes the
 // contexts of two visitors different values.
 type visitorKey struct{}
-
-// goroutineID returns the calling goroutine's id, read from its stack.
-func goroutineID() int {
-	buf := make([]byte, 64)
-	buf = buf[:runtime.Stack(buf, false)]
-	if gs := stack.Parse(string(buf) + "\n"); len(gs) > 0 {
-		return gs[0].ID
-	}
-	return -1
-}
 
 // panicPlace returns " at cases/case01/shop.go:31" for the innermost
 // student frame of a panicking goroutine's stack, or "".
