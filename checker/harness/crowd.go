@@ -38,6 +38,7 @@ type Crowd[T any] struct {
 	left    atomic.Int64
 	slots   []slot[T]
 	started []atomic.Bool
+	first   int // the number of the crowd's first visitor among all the H's visitors (see point.Rank)
 }
 
 type slot[T any] struct {
@@ -49,7 +50,8 @@ type slot[T any] struct {
 // Visit starts n visitors. Visitor i calls visit(ctx, i) with a context of
 // its own. Panics are caught and kept with the student's line.
 func Visit[T any](h *H, n int, visit func(ctx context.Context, i int) (T, error)) *Crowd[T] {
-	c := &Crowd[T]{h: h, n: n, done: make(chan struct{}), slots: make([]slot[T], n), started: make([]atomic.Bool, n)}
+	c := &Crowd[T]{h: h, n: n, done: make(chan struct{}), slots: make([]slot[T], n), started: make([]atomic.Bool, n),
+		first: int(h.visitors.Add(int64(n))) - n}
 	c.left.Store(int64(n))
 	if n == 0 {
 		close(c.done)
@@ -83,6 +85,9 @@ func (c *Crowd[T]) visit(i int, visit func(context.Context, int) (T, error)) {
 	// would in the shop. (It is not cancelled when the call returns: the
 	// later cases' background work may outlive a visitor by design.)
 	ctx := context.WithValue(c.h.ctx, visitorKey{}, i)
+	// Named before it reaches the shop's first point, so that visitors
+	// who get there together are ordered by number in every run.
+	point.Rank(c.first + i)
 	s.id.Store(int64(point.GoroutineID()))
 	c.started[i].Store(true)
 	s.out.Value, s.out.Err = visit(ctx, i)

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
@@ -43,6 +44,9 @@ type H struct {
 	dir   string        // the implementation's package directory, "stampede/cases/case01"
 	bound time.Duration // see DefaultBound
 	seed  uint64        // see Seed
+	// visitors counts the visitors Visit has started, so that each has
+	// a number of its own for the schedule points (point.Rank).
+	visitors atomic.Int64
 }
 
 // New returns an H for checking the implementation whose import path is

@@ -31,6 +31,7 @@
 package point
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -65,11 +66,18 @@ func Here() {
 //   - Whenever the process is at rest, the driver lets go the held
 //     goroutine of highest priority, which becomes the runner.
 //     Priorities are drawn from the seed as goroutines first reach a
-//     point (in the order of their ids when several arrive together).
-//   - A step is a point the runner reaches while another goroutine is
-//     held: a moment another schedule could have switched. At each of
-//     a few chosen steps (the change points) the runner is held and
-//     demoted below every other goroutine, so that the others run first.
+//     point. Several that arrive together are taken in an order that
+//     does not depend on the machine: goroutines the checker named
+//     (Rank: its visitors) by name, then the others by the line they
+//     reached, then by id.
+//   - A step is a point the runner reaches once the schedule has seen
+//     another goroutine: a moment another schedule could have switched.
+//     Whether it counts is decided at rest, when the runner is let go,
+//     not by whether another goroutine has reached a point yet (which
+//     is a race the machine decides), so that a seed's change points
+//     fall on the same statements in every run. At each of a few chosen
+//     steps (the change points) the runner is held and demoted below
+//     every other goroutine, so that the others run first.
 //
 // With d-1 change points drawn among k steps, a bug that needs d
 // orderings of n goroutines is found with probability at least
@@ -85,12 +93,15 @@ type Schedule struct {
 	arrive  chan *waiter // a held goroutine says so here
 
 	// Shared with the held goroutines, atomics only (see here).
-	hits    atomic.Int64
-	steps   atomic.Int64 // points the runner reached while another was held
-	held    atomic.Int64 // goroutines held now
-	runner  atomic.Int64 // the goroutine let go last
-	streak  atomic.Int64 // steps the runner has taken since it was let go
-	demoted atomic.Int64 // change points and yields made
+	hits     atomic.Int64
+	steps    atomic.Int64 // points the runner reached while counting was set
+	counting atomic.Bool  // the runner was let go with another goroutine seen
+	held     atomic.Int64 // goroutines held now
+	runner   atomic.Int64 // the goroutine let go last
+	streak   atomic.Int64 // steps the runner has taken while others were held
+	demoted  atomic.Int64 // change points and yields made
+	names    [maxNames]named
+	nnames   atomic.Int64
 
 	// The driver's side, which the held goroutines never touch.
 	mu      sync.Mutex
@@ -101,6 +112,43 @@ type Schedule struct {
 	log     []Hold
 	late    int
 	done    chan struct{} // ends the safety net (see lateAfter)
+}
+
+// maxNames bounds the goroutines one schedule keeps names for; past it,
+// goroutines are ordered as unnamed ones.
+const maxNames = 1024
+
+// named is a goroutine the checker named: written by that goroutine with
+// atomics alone, read by the driver (see Rank).
+type named struct{ g, key atomic.Int64 }
+
+// Rank gives the calling goroutine a key under the schedule in force, so
+// that goroutines that first reach a point together are ordered by key,
+// the same in every run, rather than by ids the runtime hands out per
+// processor. The checker names its visitors (harness.Visit) before they
+// call the shop.
+func Rank(key int) {
+	s := current.Load()
+	if s == nil || !s.every {
+		return
+	}
+	raceDisable()
+	defer raceEnable()
+	if i := s.nnames.Add(1) - 1; i < maxNames {
+		s.names[i].g.Store(int64(GoroutineID()))
+		s.names[i].key.Store(int64(key))
+	}
+}
+
+// keyOf returns the key goroutine g was named with.
+func (s *Schedule) keyOf(g int) (int, bool) {
+	n := min(s.nnames.Load(), maxNames)
+	for i := range n {
+		if s.names[i].g.Load() == int64(g) {
+			return int(s.names[i].key.Load()), true
+		}
+	}
+	return 0, false
 }
 
 // Hold is one release of a held goroutine while others were held too.
@@ -256,6 +304,7 @@ func (s *Schedule) Release() bool {
 	}
 	w := s.waiting[best]
 	s.waiting = slices.Delete(s.waiting, best, best+1)
+	s.counting.Store(len(s.prio) > 1)
 	var h *Hold
 	if len(s.waiting) > 0 {
 		h = &Hold{Goroutine: w.g, Where: w.where, Demoted: demoted}
@@ -274,10 +323,10 @@ func (s *Schedule) Release() bool {
 }
 
 // collect takes in the goroutines held since the last look: a goroutine
-// seen for the first time gets a priority (in the order of ids, for
-// goroutines that arrived together), and one held at a change point is
-// demoted below every other. It returns the goroutine demoted, or 0. The
-// caller holds mu.
+// seen for the first time gets a priority (for goroutines that arrived
+// together, in the order of arrivals: named ones by key, then by line,
+// then by id), and one held at a change point is demoted below every
+// other. It returns the goroutine demoted, or 0. The caller holds mu.
 func (s *Schedule) collect() (demoted int) {
 	var fresh []*waiter
 	for more := true; more; {
@@ -291,7 +340,7 @@ func (s *Schedule) collect() (demoted int) {
 			more = false
 		}
 	}
-	slices.SortFunc(fresh, func(a, b *waiter) int { return a.g - b.g })
+	slices.SortFunc(fresh, s.arrivals)
 	for _, w := range fresh {
 		if _, ok := s.prio[w.g]; !ok {
 			switch n := float64(len(s.prio)); s.order {
@@ -314,6 +363,26 @@ func (s *Schedule) collect() (demoted int) {
 	return demoted
 }
 
+// arrivals orders goroutines that arrived together: named ones first,
+// by key; then by the line they reached; then by id.
+func (s *Schedule) arrivals(a, b *waiter) int {
+	ka, na := s.keyOf(a.g)
+	kb, nb := s.keyOf(b.g)
+	switch {
+	case na && nb:
+		return cmp.Compare(ka, kb)
+	case na != nb:
+		if na {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.where, b.where); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.g, b.g)
+}
+
 // let lets a held goroutine go on, as the runner. The close is hidden
 // from the race detector: seen, it would order everything the driver has
 // seen (other visitors' work, by way of the scene's own locks) before the
@@ -330,8 +399,8 @@ func (s *Schedule) let(w *waiter) {
 // Hits returns how many points the process has reached under s.
 func (s *Schedule) Hits() int { return int(s.hits.Load()) }
 
-// Steps returns how many points the runner reached while another
-// goroutine was held: the k of the change points.
+// Steps returns how many points the runner reached once another
+// goroutine had been seen: the k of the change points.
 func (s *Schedule) Steps() int { return int(s.steps.Load()) }
 
 // Held returns the releases made while other goroutines were held, in
@@ -410,8 +479,8 @@ func (s *Schedule) here() {
 	}
 	w := new(waiter)
 	if int64(id) == s.runner.Load() {
-		if s.held.Load() == 0 {
-			return // nobody to switch to: not a step
+		if !s.counting.Load() {
+			return // no other goroutine seen yet: not a step
 		}
 		step := s.steps.Add(1)
 		_, change := slices.BinarySearch(s.changes, int(step))
@@ -420,7 +489,7 @@ func (s *Schedule) here() {
 		// (a flag polled with runtime.Gosched): it yields, demoted, as
 		// Go's scheduler would preempt it, so that a correct program
 		// that spins still ends.
-		if !change && s.streak.Add(1) < maxStreak {
+		if !change && (s.held.Load() == 0 || s.streak.Add(1) < maxStreak) {
 			return
 		}
 		s.demoted.Add(1)
