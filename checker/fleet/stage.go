@@ -8,6 +8,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/checker/stack"
 )
 
@@ -46,7 +47,12 @@ func (s *Stage) Settle() error {
 		return s.H.Quiet(func() bool { return true })
 	}
 	deadline := time.Now().Add(s.H.Bound())
-	for streak := 0; streak < 3; {
+	for streak := 0; streak < 3 || point.Release(); {
+		if streak >= 3 {
+			// At rest but for a goroutine a schedule point held: it has
+			// been let go, and the process must come to rest again.
+			streak = 0
+		}
 		if Parked() {
 			streak++
 		} else {
