@@ -41,7 +41,9 @@ var ErrNoBound = harness.ErrNoBound
 // connections are in-memory pipes, so a reply on its way is a goroutine at
 // work, never one asleep in the kernel. On a real server a reply can sit in
 // the kernel with its reader not yet woken, so Settle wants three
-// snapshots in a row, a millisecond apart.
+// snapshots in a row, a millisecond apart. Either way, at rest it lets a
+// goroutine a schedule point holds go on (point.Release) and waits for
+// rest again, and returns only when none is held.
 func (s *Stage) Settle() error {
 	if s.Quick || s.World.Embedded() {
 		return s.H.Quiet(func() bool { return true })
