@@ -107,7 +107,7 @@ func Fixed(p Profile) []Scene {
 
 // Check plays Scenes scenes on fresh shops. Given a seed, scene i is
 // the scene of seed+i, so a reported seed replays its scene first;
-// without one, it picks a starting seed of its own.
+// without one, it starts from DefaultSeed.
 func Check(h *harness.H, newShop shelves.New, p Profile) check.Verdict {
 	return For(newShop, p).Check(h)
 }

@@ -60,8 +60,9 @@ func New(ctx context.Context, pkg string, bound time.Duration) *H {
 func (h *H) SetSeed(seed uint64) { h.seed = seed }
 
 // Seed returns the seed the grader handed the check (`check N --seed S`),
-// or 0 when it handed none: a check that draws random scenes then picks a
-// seed of its own and names it in its verdict, so the scene can be played
+// or 0 when it handed none: a check that draws random scenes then plays
+// those of a seed it always starts from (explore.DefaultSeed), and names
+// the seed of a failing scene in its verdict, so that it can be played
 // again.
 func (h *H) Seed() uint64 { return h.seed }
 
