@@ -45,6 +45,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"}, Run: EveryKeyExpires},
 	{Info: tokensInfo, Run: Tokens},
 	{Info: ExploreInfo, Run: ExploreFleet},
+	{Info: switchesInfo, Run: SwitchesFleet},
 	{Info: panicInfo, Run: Panics},
 	{Info: storeRefusedInfo, Run: StoreRefused},
 	{Info: firstLeavesInfo, Run: FirstLeaves},

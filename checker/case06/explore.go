@@ -15,6 +15,7 @@ import (
 	"stampede/checker/explore"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -41,6 +42,17 @@ import (
 //  4. every key in Redis has a time to live, after every command that
 //     may write (as the ttl check watches it) and at the end;
 //  5. every visitor returns.
+//
+// Now and then (a scene in six) Redis refuses every command, as when its
+// connections drop. Then a visitor may get any error, each instance may
+// read the source once per flight, and 2 becomes: an instance never reads
+// a shelf while its own read of that shelf is running (two flights of one
+// shelf in one instance, the stampede the in-process flight is there to
+// stop when Redis cannot).
+//
+// Every scene plays under a schedule of the shop's own statements (package
+// point), drawn from its seed; the switches check plays small fixed scenes
+// (fixedFleet) under every schedule with one switch.
 //
 // None of them can fail a right answer: the scene's virtual time spans
 // under two seconds, shorter than any shelf's time to live a fleet may
@@ -77,6 +89,7 @@ type fscene struct {
 	Visitors  []fvisitor
 	Costs     map[string][]time.Duration // shelf -> its reads' costs, in order
 	Takeover  bool                       // the first bestsellers holder's lock expires mid-read
+	Down      bool                       // Redis refuses every command
 	takenOver bool
 }
 
@@ -142,7 +155,31 @@ func drawFleet(seed uint64) fscene {
 		sc.Shops++
 		sc.Visitors = append(sc.Visitors, fvisitor{Shop: sc.Shops - 1, Shelf: catalog.Bestsellers, At: first + 150*fms})
 	}
+	// Drawn from a source of its own, so that the scenes drawn before
+	// Redis could be down stay as they were.
+	sc.Down = !sc.Takeover && rand.New(rand.NewPCG(seed, 0xd0e5)).IntN(3) == 0
 	return sc
+}
+
+// fixedFleet are the small scenes the switches check plays under every
+// schedule with one switch: each opens a gap between two statements of
+// one instance's own code.
+func fixedFleet() []fscene {
+	costs := func(d time.Duration) map[string][]time.Duration {
+		return map[string][]time.Duration{catalog.Bestsellers: {d, d, d}}
+	}
+	return []fscene{
+		// Two visitors of one instance at once, Redis down: one flight
+		// must hold both, though no lock in Redis can help.
+		{Shops: 2, Down: true, Costs: costs(50 * fms), Visitors: []fvisitor{
+			{Shelf: catalog.Bestsellers}, {Shelf: catalog.Bestsellers}}},
+		// Two visitors of one instance at once, and one of another.
+		{Shops: 2, Costs: costs(50 * fms), Visitors: []fvisitor{
+			{Shelf: catalog.Bestsellers}, {Shelf: catalog.Bestsellers}, {Shop: 1, Shelf: catalog.Bestsellers}}},
+		// A visitor who comes to an instance as its fill lands.
+		{Shops: 2, Costs: costs(50 * fms), Visitors: []fvisitor{
+			{Shelf: catalog.Bestsellers}, {Shelf: catalog.Bestsellers, At: 50 * fms}}},
+	}
 }
 
 func (sc fscene) clone() fscene {
@@ -174,6 +211,9 @@ func (sc fscene) String() string {
 	if sc.Takeover {
 		s += "; the first bestsellers holder's lock expires half way through its read"
 	}
+	if sc.Down {
+		s += "; Redis refuses every command"
+	}
 	return s
 }
 
@@ -187,6 +227,7 @@ func (sc fscene) cost(shelf string, k int) time.Duration {
 
 // fread is one source read of a scene.
 type fread struct {
+	shop       int
 	shelf      string
 	k          int
 	start, end time.Duration
@@ -240,9 +281,9 @@ func (w *fworld) values(ctx context.Context, shelf string) map[string]string {
 	return out
 }
 
-// hook is the source: it records the read, holds it for its cost on the
-// shops' clock, and stages the takeover.
-func (w *fworld) hook(ctx context.Context, shelf string) error {
+// hook is the source, as instance shop reads it: it records the read,
+// holds it for its cost on the shops' clock, and stages the takeover.
+func (w *fworld) hook(ctx context.Context, shop int, shelf string) error {
 	ctx = context.WithoutCancel(ctx)
 	w.mu.Lock()
 	k := 0
@@ -251,7 +292,15 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 			k++
 		}
 	}
-	rd := &fread{shelf: shelf, k: k, start: w.f.Clock.Elapsed()}
+	rd := &fread{shop: shop, shelf: shelf, k: k, start: w.f.Clock.Elapsed()}
+	// With Redis down, the instance's own flight is the only bound: a
+	// read while another of the same shelf on the same instance runs.
+	var twice *fread
+	for _, r := range w.reads {
+		if w.sc.Down && r.shop == shop && r.shelf == shelf && r.end == 0 {
+			twice = r
+		}
+	}
 	if at, ok := w.idle[shelf]; ok && at == rd.start {
 		// A read that begins at the instant of the takeover, of a shelf
 		// nobody was reading then: its holder may have taken the lock at
@@ -268,8 +317,14 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 	times := w.readTimes(shelf)
 	w.mu.Unlock()
 	cost := w.sc.cost(shelf, k)
-	w.logf("read %d of %s begins (%v)", k+1, shelf, cost)
-	if k+1 > allowed {
+	w.logf("shop-%d's read %d of %s begins (%v)", shop+1, k+1, shelf, cost)
+	if twice != nil {
+		w.fail("shop-%d read %s from the source while its own read of it (begun at %v) was still running: two flights of one shelf "+
+			"in one instance. With Redis refusing every command no lock can hold the fleet's readers back, and the instance's one "+
+			"flight is all that stands between its visitors and the database; a look for a flight and the making of one must be "+
+			"one step (one critical section, or singleflight)", shop+1, shelf, twice.start)
+	}
+	if !w.sc.Down && k+1 > allowed {
 		w.fail("%s was read from the source %d times, at most %d allowed (%s): a visitor asked at a moment the fleet had the shelf, "+
 			"or was filling it under a live lock, and an instance read again", shelf, k+1, allowed, times)
 	}
@@ -322,7 +377,7 @@ func (w *fworld) hook(ctx context.Context, shelf string) error {
 			}
 		}
 	}
-	w.logf("read %d of %s lands", k+1, shelf)
+	w.logf("shop-%d's read %d of %s lands", shop+1, k+1, shelf)
 	return nil
 }
 
@@ -358,18 +413,28 @@ func lockNames(h *harness.H, newShop NewShop) map[string][]string {
 }
 
 // playFleet plays a scene on a fresh fleet.
-func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]string) explore.Played {
+func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]string, story bool) explore.Played {
 	wd, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	f := start(h, wd, holdNone(), newShop)
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}, idle: map[string]time.Duration{}}
-	f.db = catalog.New(catalog.WithCost(0), catalog.WithHook(w.hook))
-	for range sc.Shops {
+	for i := range sc.Shops {
 		t := fleet.NewTap(nil)
+		if sc.Down {
+			t.Fail(func(fleet.Command) bool { return true }, ErrConnection, -1)
+		}
 		f.taps = append(f.taps, t)
-		f.shops = append(f.shops, newShop(f.db, wd.Client(t), f.Clock))
+		// Each instance reads the source through a database of its own,
+		// so that the world knows which instance read.
+		db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(ctx context.Context, shelf string) error {
+			return w.hook(ctx, i, shelf)
+		}))
+		f.shops = append(f.shops, newShop(db, wd.Client(t), f.Clock))
+	}
+	if s := point.Running(); s != nil && story {
+		s.Watch(func(h point.Hold) { w.logf("%s", h) })
 	}
 	defer f.Close()
 	untimedSeen := f.World.WatchTTLs(f.taps)
@@ -407,6 +472,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		case o.Panic != "":
 			w.fail("visitor %d's call panicked: %s", i+1, o.Panic)
 		case o.Err != nil && errors.As(o.Err, &later) && later.RetryAfter() > 0:
+		case o.Err != nil && sc.Down: // any error, when Redis is down
 		case o.Err != nil:
 			w.fail("visitor %d (shop-%d, %s at %v) got the error %q: the source never failed, and the only error a visitor may get is \"try again\"",
 				i+1, v.Shop+1, v.Shelf, v.At, o.Err)
@@ -440,13 +506,13 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 func explorer(newShop NewShop) *explore.Explorer[fscene] {
 	var locks map[string][]string
 	return &explore.Explorer[fscene]{
-		Case: 6, Scenes: exploreScenes6, Unit: "fleet scenes",
+		Case: 6, Scenes: exploreScenes6, Unit: "fleet scenes", Points: true, Fixed: fixedFleet(),
 		Draw: drawFleet,
-		Play: func(h *harness.H, sc fscene, _ bool) explore.Played {
+		Play: func(h *harness.H, sc fscene, story bool) explore.Played {
 			if locks == nil {
 				locks = lockNames(h, newShop) // once a run: the shop names its keys
 			}
-			return playFleet(h, newShop, sc, locks)
+			return playFleet(h, newShop, sc, locks, story)
 		},
 		Smaller: fleetCandidates,
 		Size:    func(sc fscene) int { return len(sc.Visitors) },
@@ -454,8 +520,22 @@ func explorer(newShop NewShop) *explore.Explorer[fscene] {
 	}
 }
 
-// ExploreFleet plays exploreScenes6 scenes from the check's seed (or one
-// of its own) and fails on the first that breaks an invariant, shrunk:
+// switchesInfo describes case 6's check of the fixed scenes.
+var switchesInfo = check.Info{
+	ID:     "switches",
+	Scenes: true,
+	Name: "small fleet scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+		"(two visitors of one instance at once, with Redis down and up; a visitor as its instance's fill lands)",
+	Catches: "an instance's flight table looked up and written in two steps, so that two visitors of one instance make two " +
+		"flights: with Redis down, two reads of the source from one instance (wrong/two-step-flights)",
+}
+
+// SwitchesFleet plays the fixed scenes under every schedule with one
+// switch (see explore.Explorer.Fixed).
+func SwitchesFleet(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Switches(h) }
+
+// ExploreFleet plays exploreScenes6 scenes from the check's seed (or
+// explore.DefaultSeed) and fails on the first that breaks an invariant, shrunk:
 // fewer visitors, earlier arrivals, cheaper reads, no takeover.
 func ExploreFleet(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
 

@@ -84,7 +84,7 @@ func TestSourceReadsRaceOnlyInTheShop(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for range readers {
-		wg.Go(func() { assert.NoError(t, w.hook(context.Background(), catalog.Bestsellers)) })
+		wg.Go(func() { assert.NoError(t, w.hook(context.Background(), 0, catalog.Bestsellers)) })
 	}
 	wg.Wait()
 	assert.Len(t, w.reads, readers)
