@@ -4,15 +4,11 @@ var _ = register(1,
 	entry{dir: "shipped", fails: []string{"once", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/globallock", fails: []string{"apart", "explore", "switches"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"once", "two-shelves", "explore", "switches"}},
-	entry{dir: "wrong/unguardedread", fails: []string{"race"}, maybe: map[string]string{
-		"explore": "an unguarded map read beside a fill may crash the program (concurrent map read and map write) in some scene, or in none",
-	}},
+	entry{dir: "wrong/unguardedread", fails: []string{"race"}},
 	entry{dir: "wrong/unlockedfastpath", fails: []string{"race"}, maybe: map[string]string{
-		"explore": "an unguarded map read beside a fill may crash the program (concurrent map read and map write) in some scene, or in none",
-		"apart":   "an unguarded read beside a fill may crash with the runtime's concurrent map error, or not",
+		"apart": "an unguarded read beside a fill may crash with the runtime's concurrent map error, or not",
 	}},
-	entry{dir: "wrong/unguardedlocks", fails: []string{"race", "switches"}, maybe: map[string]string{
-		"explore":     "the lock table may crash with concurrent map writes, or make two locks for a shelf",
+	entry{dir: "wrong/unguardedlocks", fails: []string{"race", "switches", "explore"}, maybe: map[string]string{
 		"once":        "two visitors may make two locks for the shelf, or may not",
 		"two-shelves": "the same",
 		"served":      "the lock table may crash with concurrent map writes",
@@ -21,33 +17,24 @@ var _ = register(1,
 	entry{dir: "wrong/keyless", fails: []string{"two-shelves", "apart", "explore", "switches"}},
 	entry{dir: "wrong/emptywaiters", fails: []string{"served", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/waittimeout", fails: []string{"once"}, maybe: map[string]string{
-		"explore":     "a waiter that acts on its own real-time timer meets the explorer's short scenes only by chance",
 		"two-shelves": realTime,
 	}},
-	entry{dir: "wrong/timeouterror", fails: []string{"served"}, maybe: map[string]string{
-		"explore":     "a waiter that acts on its own real-time timer meets the explorer's short scenes only by chance",
+	entry{dir: "wrong/timeouterror", fails: []string{"served", "explore"}, maybe: map[string]string{
 		"two-shelves": realTime,
 	}},
 	entry{dir: "wrong/nevercached", fails: []string{"served", "once", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/namedresult", fails: []string{"served", "once", "two-shelves", "explore", "switches"}},
-	entry{dir: "wrong/ctxkey", fails: []string{"once", "two-shelves", "switches"}, maybe: map[string]string{
-		"explore": "whether a scene meets this bug depends on the schedule",
-	}},
-	entry{dir: "wrong/hashflights", fails: []string{"two-shelves", "apart"}, maybe: map[string]string{
-		"explore": "the explorer's small scenes (one to three shelves, queries of a few ms) may or may not meet this bug; the checks named beside it are the ones that catch it",
-	}},
-	entry{dir: "wrong/errfield", fails: []string{"race"}, maybe: map[string]string{
-		"explore": "the explorer's small scenes (one to three shelves, queries of a few ms) may or may not meet this bug; the checks named beside it are the ones that catch it",
-	}},
+	entry{dir: "wrong/ctxkey", fails: []string{"once", "two-shelves", "switches", "explore"}},
+	entry{dir: "wrong/hashflights", fails: []string{"two-shelves", "apart"}},
+	entry{dir: "wrong/errfield", fails: []string{"race"}},
 	// Its spinning visitors meet the hang bound in served, once and
 	// two-shelves. Apart and race pass when they run (its flag is atomic,
 	// and no shelf waits for another's query); they fail as not run when
 	// a hang is found before they start, which depends on how many checks
 	// run side by side: four on two cores, all of them on eight.
-	entry{dir: "wrong/spinwait", fails: []string{"served", "once", "two-shelves", "switches"}, maybe: map[string]string{
-		"explore": "whether a scene meets this bug depends on the schedule",
-		"apart":   hangSkips,
-		"race":    hangSkips,
+	entry{dir: "wrong/spinwait", fails: []string{"served", "once", "two-shelves", "switches", "explore"}, maybe: map[string]string{
+		"apart": hangSkips,
+		"race":  hangSkips,
 	}},
 	entry{dir: "wrong/explore-nocache", fails: []string{"once", "served", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/explore-stalecopy", fails: []string{"two-shelves", "explore", "switches"}},
@@ -59,20 +46,10 @@ var _ = register(1,
 	entry{dir: "right/syncmap"},
 	// Written blind for issue 26, each with its bug between two adjacent
 	// statements: the explorer's schedule points open the gap.
-	entry{dir: "wrong/cow-nolock", fails: []string{"switches"}, maybe: map[string]string{
-		"explore": randomPoints,
-	}},
-	entry{dir: "wrong/sf-store-after-do", fails: []string{"switches"}, maybe: map[string]string{
-		"explore": randomPoints,
-	}},
-	entry{dir: "wrong/trylock-look", fails: []string{"switches"}, maybe: map[string]string{
-		"explore": randomPoints,
-	}},
+	entry{dir: "wrong/cow-nolock", fails: []string{"switches", "explore"}},
+	entry{dir: "wrong/sf-store-after-do", fails: []string{"switches", "explore"}},
+	entry{dir: "wrong/trylock-look", fails: []string{"switches", "explore"}},
 	// A second set written blind for issue 26, after the switches check.
-	entry{dir: "wrong/syncmap-loadstore", fails: []string{"switches"}, maybe: map[string]string{
-		"explore": randomPoints,
-	}},
-	entry{dir: "wrong/flag-nocas", fails: []string{"race", "switches"}, maybe: map[string]string{
-		"explore": randomPoints,
-	}},
+	entry{dir: "wrong/syncmap-loadstore", fails: []string{"switches", "explore"}},
+	entry{dir: "wrong/flag-nocas", fails: []string{"race", "switches", "explore"}},
 )

@@ -74,10 +74,8 @@ var _ = register(8,
 	// to finish never gives its slot back and its reader is told to try
 	// again (or joins a flight that never landed).
 	entry{dir: "wrong/sticky-failed-flight", fails: []string{"failed-again"}},
-	entry{dir: "wrong/negative-cache", fails: []string{"failed-again"}, maybe: map[string]string{
-		"explore": "caught only by a scene that sends a reader of a page after one of its queries failed (the remembered failure is a new error, not the query's), which not every run's seeds draw"}},
+	entry{dir: "wrong/negative-cache", fails: []string{"failed-again", "explore"}},
 	entry{dir: "wrong/double-release-on-error", fails: []string{"failed-again", "slots-after-failure"}, maybe: map[string]string{
-		"explore": "caught only by a scene whose failed queries are followed by a burst past the pool (seed 729611: 21 queries at once), which not every run's seeds draw",
 		// Its mistake, again, as the schedule has it: CI saw 3 of 5 healthy
 		// pages served, a quiet machine all five.
 		"hung-query": "the 20 hung rebuilds fail at their deadline together and each takes two tokens back: the extra takes block, or take a healthy rebuild's token, as the schedule has it"}},

@@ -15,20 +15,14 @@ var _ = register(10,
 	entry{dir: "shipped", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// The three races.
 	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "invalidate-steps", "explore", "let-go", "conflict-budget", "second-look-lets-go"}},
-	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go"}, skips: []string{"conflict-budget"}, maybe: map[string]string{
-		"explore": "caught only where a reader's query spans a write's commit and its SET lands after the write's (11 scenes of 40)",
-	}},
+	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore"}, skips: []string{"conflict-budget"}},
 	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "explore"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"stale-set", "let-go", "conflict-budget", "second-look-lets-go"}, maybe: map[string]string{
 		"explore": "caught only where a write's delete lands between the filler's GET of the lease and its SET, at one instant (1 scene in 90 seen)",
 	}},
-	entry{dir: "wrong/keeplease", fails: []string{"stale-set", "invalidate-steps", "let-go", "second-look-lets-go"}, skips: []string{"conflict-budget"}, maybe: map[string]string{
-		"explore": "caught only where a filler's query spans a write's commit (11 scenes of 40)",
-	}},
-	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens", "let-go", "conflict-budget", "second-look-lets-go"}, maybe: map[string]string{
-		"explore": "caught where a filler's lease is taken over by one with the same token before it fills: the stalled scenes, and a few others (13 scenes of 40)",
-	}},
+	entry{dir: "wrong/keeplease", fails: []string{"stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/sametoken", fails: []string{"slow-leader", "tokens", "let-go", "conflict-budget", "second-look-lets-go", "explore"}},
 	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces", "explore", "conflict-budget"}},
 	entry{dir: "wrong/nobound", fails: []string{"lease-coalesces", "slow-leader", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go"}},
 	// Versions, delays and times to live.
@@ -45,11 +39,9 @@ var _ = register(10,
 	// Between a write's commands after its commit, and a Redis restart.
 	// Each passed every other hand-built check.
 	entry{dir: "wrong/two-dels-price-first", fails: []string{"invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go"}, maybe: map[string]string{
-		"explore": "caught only where a fill lands between the write's two deletes, at one instant (1 scene of 260 seen)",
+		"explore": "caught only where a fill lands between the write's two deletes, at one instant, which the Go scheduler decides (case 10 plays no schedule of the shop's statements): the default seeds' scenes caught it in 13 runs of 16",
 	}},
-	entry{dir: "wrong/lease-before-commit", fails: []string{"invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go"}, maybe: map[string]string{
-		"explore": "caught where a reader misses inside a write's open transaction and fills after its commit (153 scenes of 260)",
-	}},
+	entry{dir: "wrong/lease-before-commit", fails: []string{"invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go", "explore"}},
 	entry{dir: "wrong/evalsha-startup-load", fails: []string{"restart", "let-go", "conflict-budget", "second-look-lets-go"}},
 	entry{dir: "wrong/evalsha-one-script", fails: []string{"restart", "let-go", "conflict-budget"}},
 	entry{dir: "wrong/evalsha-reload-once", fails: []string{"restart", "let-go", "conflict-budget", "second-look-lets-go"}},
@@ -59,9 +51,7 @@ var _ = register(10,
 	entry{dir: "wrong/secondlook-keeps-lease", fails: []string{"second-look-lets-go"}},
 	entry{dir: "wrong/letgo-visitorctx", fails: []string{"let-go"}},
 	entry{dir: "wrong/letgo-dbonly", fails: []string{"let-go"}},
-	entry{dir: "wrong/letgo-plaindel", fails: []string{"let-go"}, maybe: map[string]string{
-		"explore": "caught where a filler slower than its lease gives up after another has taken over (scene 20 of 24 from seed 871730)",
-	}},
+	entry{dir: "wrong/letgo-plaindel", fails: []string{"let-go"}},
 	entry{dir: "wrong/letgo-readerror-only", fails: []string{"let-go"}},
 	entry{dir: "wrong/conflict-nobudget", fails: []string{"conflict-budget"}},
 	entry{dir: "wrong/conflict-resetbudget", fails: []string{"conflict-budget"}},
