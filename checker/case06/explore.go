@@ -433,12 +433,21 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		}))
 		f.shops = append(f.shops, newShop(db, wd.Client(t), f.Clock))
 	}
+	var crowd *harness.Crowd[[]string]
 	if s := point.Running(); s != nil && story {
-		s.Watch(func(h point.Hold) { w.logf("%s", h) })
+		name := func(g int) string {
+			if crowd != nil {
+				if i, ok := crowd.Visitor(g); ok {
+					return fmt.Sprintf("visitor %d", i+1)
+				}
+			}
+			return fmt.Sprintf("a goroutine of the shops (%d)", g)
+		}
+		s.Watch(func(h point.Hold) { w.logf("%s", h.Describe(name)) })
 	}
 	defer f.Close()
 	untimedSeen := f.World.WatchTTLs(f.taps)
-	crowd := f.visit(len(sc.Visitors), func(ctx context.Context, i int) ([]string, error) {
+	crowd = f.visit(len(sc.Visitors), func(ctx context.Context, i int) ([]string, error) {
 		v := sc.Visitors[i]
 		if err := f.Clock.Sleep(ctx, v.At); err != nil {
 			return nil, err
@@ -507,11 +516,9 @@ func explorer(newShop NewShop) *explore.Explorer[fscene] {
 	var locks map[string][]string
 	return &explore.Explorer[fscene]{
 		Case: 6, Scenes: exploreScenes6, Unit: "fleet scenes", Points: true, Fixed: fixedFleet(),
-		Draw: drawFleet,
+		Draw:    drawFleet,
+		Prepare: func(h *harness.H) { locks = lockNames(h, newShop) }, // once a run: the shop names its keys
 		Play: func(h *harness.H, sc fscene, story bool) explore.Played {
-			if locks == nil {
-				locks = lockNames(h, newShop) // once a run: the shop names its keys
-			}
 			return playFleet(h, newShop, sc, locks, story)
 		},
 		Smaller: fleetCandidates,

@@ -44,6 +44,12 @@ type Explorer[S fmt.Stringer] struct {
 	Unit, Each string
 	// Draw returns the scene of a seed: the same scene every time.
 	Draw func(seed uint64) S
+	// Prepare, when set, runs once before the first play, never under a
+	// schedule: what a case learns from the shop once a run (case 6: the
+	// keys of its lock) must not take points, priorities or steps from the
+	// first scene's schedule, or a seed's play in `run N --seed S` would
+	// differ from the same seed's play in the check.
+	Prepare func(h *harness.H)
 	// Play plays a scene on fresh shops and judges it. With story set
 	// it keeps the scene's timeline in Played.Lines.
 	Play func(h *harness.H, sc S, story bool) Played
@@ -72,6 +78,8 @@ type Explorer[S fmt.Stringer] struct {
 	// needs one goroutine to stop between two statements while another
 	// runs, in one of these scenes, fails every run, not now and then.
 	Fixed []S
+
+	prepared bool
 }
 
 // The schedules of an explorer with Points. A random scene's schedule
@@ -134,6 +142,10 @@ func (e *Explorer[S]) schedule(seed uint64) *point.Schedule {
 
 // play plays a scene, under the schedule of seed when e has Points.
 func (e *Explorer[S]) play(h *harness.H, sc S, story bool, seed uint64) Played {
+	if e.Prepare != nil && !e.prepared {
+		e.prepared = true
+		e.Prepare(h)
+	}
 	if !e.Points {
 		return e.Play(h, sc, story)
 	}

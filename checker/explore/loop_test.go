@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"stampede/checker/harness"
+	"stampede/checker/point"
 )
 
 // size is a scene of the loop's tests: its seed, and how many visitors it
@@ -132,4 +133,24 @@ func TestAnUnplayableSceneFailsWithItsError(t *testing.T) {
 	v := e.Run(newTestH(), 1, 10)
 	assert.False(t, v.Pass)
 	assert.True(t, strings.HasPrefix(v.Message, "scene 1 (seed 1) could not be played: the checker could not use Redis"), v.Message)
+}
+
+// TestPrepareRunsOnceAndNeverUnderASchedule: what a case learns once a run
+// must not take points from the first scene's schedule, or `run N --seed
+// S` (one play) would play another schedule than the check did.
+func TestPrepareRunsOnceAndNeverUnderASchedule(t *testing.T) {
+	e, plays := fake(func(size) Played {
+		assert.NotNil(t, point.Running(), "a play with points runs under its schedule")
+		return Played{}
+	})
+	e.Points = true
+	prepared := 0
+	e.Prepare = func(*harness.H) {
+		prepared++
+		assert.Nil(t, point.Running(), "Prepare ran under a schedule")
+	}
+	v := e.Run(newTestH(), 1, 3)
+	assert.True(t, v.Pass, v.Message)
+	assert.Equal(t, 3, *plays)
+	assert.Equal(t, 1, prepared, "Prepare runs once, before the first play")
 }

@@ -124,18 +124,7 @@ func newWorld(h *harness.H, newShop shelves.New, p Profile, sc Scene, story bool
 func (w *world) logHold(h point.Hold) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	line := fmt.Sprintf("%s goes on from %s", w.goroutine(h.Goroutine), h.Where)
-	for i, o := range h.Others {
-		sep := ", "
-		if i == 0 {
-			sep = " while "
-		}
-		line += fmt.Sprintf("%s%s waits at %s", sep, w.goroutine(o.Goroutine), o.Where)
-	}
-	if h.Demoted != 0 {
-		line = fmt.Sprintf("(a switch: %s is held where it was) %s", w.goroutine(h.Demoted), line)
-	}
-	w.logf("%s", line)
+	w.logf("%s", h.Describe(w.goroutine))
 }
 
 // goroutine names the visitor that runs on goroutine g, or says it is

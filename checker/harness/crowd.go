@@ -109,6 +109,17 @@ func (h *H) panicPlace(trace []byte) string {
 	return ""
 }
 
+// Visitor returns the number (from 0) of the visitor whose goroutine has
+// id g, for a story that names goroutines by who they are.
+func (c *Crowd[T]) Visitor(g int) (int, bool) {
+	for i := range c.slots {
+		if c.slots[i].id.Load() == int64(g) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // allStarted reports whether every visitor has begun its call.
 func (c *Crowd[T]) allStarted() bool {
 	for i := range c.started {

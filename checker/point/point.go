@@ -160,14 +160,24 @@ type Hold struct {
 }
 
 func (h Hold) String() string {
-	s := fmt.Sprintf("goroutine %d goes on from %s", h.Goroutine, h.Where)
+	return h.Describe(func(g int) string { return fmt.Sprintf("goroutine %d", g) })
+}
+
+// Describe tells the release as a line of a story, naming each goroutine
+// as name says ("visitor 2"): who went on from where, who still waits
+// where, and who a change point held just before.
+func (h Hold) Describe(name func(g int) string) string {
+	s := fmt.Sprintf("%s goes on from %s", name(h.Goroutine), h.Where)
 	for i, o := range h.Others {
 		if i == 0 {
 			s += " while "
 		} else {
 			s += ", "
 		}
-		s += fmt.Sprintf("goroutine %d waits at %s", o.Goroutine, o.Where)
+		s += fmt.Sprintf("%s waits at %s", name(o.Goroutine), o.Where)
+	}
+	if h.Demoted != 0 {
+		s = fmt.Sprintf("(a switch: %s is held where it was) %s", name(h.Demoted), s)
 	}
 	return s
 }
