@@ -44,7 +44,9 @@ var _ = register(6,
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
 	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "fails-fast", "explore"}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast", "renew-holder-only", "switches"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast", "renew-holder-only"}, maybe: map[string]string{
+		"switches": "its losers poll at times its own random jitter draws, so the fixed scenes' schedules differ from run to run; most runs have a loser take the expired lock while the holder reads (6 runs of 7 seen)",
+	}},
 	// A holder stopped between its own commands (hole 2).
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
 	// A dead holder's lock kept alive (hole 2).
@@ -72,4 +74,7 @@ var _ = register(6,
 	// With Redis down only the instance's flight holds its visitors back;
 	// the switches check's first fixed scene opens the gap every run.
 	entry{dir: "wrong/two-step-flights", fails: []string{"switches"}},
+	// Written blind after it: a Redis-down fallback outside the flight,
+	// one visitor at a time by an atomic flag read and then set.
+	entry{dir: "wrong/fallback-load-then-store", fails: []string{"switches"}},
 )
