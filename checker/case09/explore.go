@@ -760,7 +760,7 @@ func (w *eworld) judgeErr(i int, who string, err error) {
 // reads, contexts that do not end.
 func explorer(newShop NewShop) *explore.Explorer[escene] {
 	return &explore.Explorer[escene]{
-		Case: 9, Scenes: exploreScenes, Unit: "fleet scenes",
+		Case: 9, Scenes: exploreScenes, Unit: "fleet scenes", Points: true,
 		Draw:    drawScene,
 		Play:    func(h *harness.H, sc escene, _ bool) explore.Played { return playScene(h, newShop, sc) },
 		Smaller: candidates,

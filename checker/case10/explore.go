@@ -926,7 +926,7 @@ func (w *xworld) fresh(book string) (harness.Outcome[int], error) {
 // earlier arrivals.
 func explorer(newShop NewShop) *explore.Explorer[xscene] {
 	return &explore.Explorer[xscene]{
-		Case: 10, Scenes: exploreScenes10,
+		Case: 10, Scenes: exploreScenes10, Points: true,
 		Draw:    drawScene10,
 		Play:    func(h *harness.H, sc xscene, story bool) explore.Played { return playScene10(h, newShop, sc, story) },
 		Smaller: candidates10,
