@@ -74,7 +74,8 @@ type Explorer[S fmt.Stringer] struct {
 	Points bool
 	// Fixed are small scenes that Switches plays, with Points, under
 	// every schedule with at most one switch: both orders of their
-	// goroutines, and a change point at each step in turn. A bug that
+	// goroutines, and a change point at each contended step in turn
+	// (point.Schedule.Contended). A bug that
 	// needs one goroutine to stop between two statements while another
 	// runs, in one of these scenes, fails every run, not now and then.
 	Fixed []S
@@ -153,7 +154,7 @@ func (e *Explorer[S]) play(h *harness.H, sc S, story bool, seed uint64) Played {
 	point.Start(s)
 	res := e.Play(h, sc, story)
 	point.Stop()
-	res.steps, res.hits = s.Steps(), s.Hits()
+	res.hits, res.contended = s.Hits(), s.Contended()
 	return res
 }
 
@@ -164,8 +165,8 @@ type Played struct {
 	Err   error          // the checker could not play the scene
 	Lines []string       // the timeline, when the play was a story's
 
-	steps int // the points the running goroutine reached while another was held
-	hits  int // the points reached
+	contended []int // the steps at which a switch lets another goroutine run
+	hits      int   // the points reached
 }
 
 // broken returns the rule the play broke, "" when it broke none or the
@@ -208,9 +209,10 @@ func (e *Explorer[S]) Check(h *harness.H) check.Verdict {
 }
 
 // Switches plays each fixed scene under every schedule with at most one
-// switch: in each order, once with none, which counts its steps, and
-// once with a change point at each step. Given one of their seeds, it
-// replays that play first.
+// switch: in each order, once with none, which finds its contended steps
+// (point.Schedule.Contended: those where another goroutine is held, so
+// that a switch there changes the play), and once with a change point at
+// each of them. Given one of their seeds, it replays that play first.
 func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 	if len(e.Fixed) == 0 || !e.Points {
 		return check.Failed("", "the explorer has no fixed scenes to play")
@@ -223,13 +225,18 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 	plays, hits, busy := 0, 0, 0
 	for i, sc := range e.Fixed {
 		for order := range 2 {
-			steps := 0
-			for c := 0; c <= min(steps, maxSwitch); c++ {
+			changes := []int{0} // no switch first; then each contended step
+			for k := 0; k < len(changes); k++ {
+				c := changes[k]
 				seed := fixedSeed(i, order, c)
 				res := e.playAgain(h, sc, false, seed)
 				plays++
 				if c == 0 {
-					steps = res.steps
+					for _, step := range res.contended {
+						if step <= maxSwitch {
+							changes = append(changes, step)
+						}
+					}
 				}
 				hits += res.hits
 				if res.Err != nil {
@@ -243,8 +250,12 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 				if bad == "" {
 					continue
 				}
-				figure := fmt.Sprintf("fixed scene %d of %d broke an invariant, under schedule %d of its %d (seed %d)",
-					i+1, len(e.Fixed), order*(steps+1)+c+1, 2*(steps+1), seed)
+				figure := fmt.Sprintf("fixed scene %d of %d broke an invariant, in order %d with no switch (seed %d)",
+					i+1, len(e.Fixed), order+1, seed)
+				if c > 0 {
+					figure = fmt.Sprintf("fixed scene %d of %d broke an invariant, in order %d with a switch at step %d (seed %d)",
+						i+1, len(e.Fixed), order+1, c, seed)
+				}
 				v := check.Failed(figure, e.failure(sc, sc, bad, seed, false))
 				v.Hung = loop
 				return v

@@ -109,9 +109,16 @@ type Schedule struct {
 	onHold  func(Hold)
 	prio    map[int]float64 // goroutine id -> priority
 	waiting []*waiter       // held goroutines, in the order they were seen
-	log     []Hold
-	late    int
-	done    chan struct{} // ends the safety net (see lateAfter)
+	// The stretch of steps the runner has taken since it was let go:
+	// from is the step count then, and others whether anyone else was
+	// held then. contended are the steps of the stretches in which a
+	// switch could let another goroutine run (see Contended).
+	from      int
+	others    bool
+	contended []int
+	log       []Hold
+	late      int
+	done      chan struct{} // ends the safety net (see lateAfter)
 }
 
 // maxNames bounds the goroutines one schedule keeps names for; past it,
@@ -216,11 +223,11 @@ func PCT(seed uint64, changes ...int) *Schedule {
 }
 
 // Ordered returns a schedule like PCT's whose priorities are not drawn
-// but follow the order in which goroutines first reach a point (by id,
-// for goroutines that arrive together): the first highest, or with
-// reverse the first lowest. With one change point at each step in turn,
-// and both orders, it plays every schedule of two goroutines with one
-// switch (the explorer's fixed scenes).
+// but follow the order in which goroutines first reach a point (for
+// goroutines that arrive together, as collect orders them): the first
+// highest, or with reverse the first lowest. With one change point at
+// each contended step in turn, and both orders, it plays every schedule
+// of two goroutines with one switch (the explorer's fixed scenes).
 func Ordered(reverse bool, changes ...int) *Schedule {
 	s := PCT(0, changes...)
 	s.order = 1
@@ -271,6 +278,7 @@ func (s *Schedule) stop() {
 	close(s.done)
 	s.mu.Lock()
 	s.collect()
+	s.endStretch()
 	waiting := s.waiting
 	s.waiting = nil
 	s.mu.Unlock()
@@ -298,6 +306,7 @@ func (s *Schedule) Release() bool {
 	}
 	s.mu.Lock()
 	demoted := s.collect()
+	s.endStretch()
 	if len(s.waiting) == 0 {
 		// At rest with nothing held: the runner has blocked, and whoever
 		// wakes next (when the clock moves) waits at its first point, so
@@ -315,6 +324,7 @@ func (s *Schedule) Release() bool {
 	w := s.waiting[best]
 	s.waiting = slices.Delete(s.waiting, best, best+1)
 	s.counting.Store(len(s.prio) > 1)
+	s.from, s.others = int(s.steps.Load()), len(s.waiting) > 0
 	var h *Hold
 	if len(s.waiting) > 0 {
 		h = &Hold{Goroutine: w.g, Where: w.where, Demoted: demoted}
@@ -330,6 +340,35 @@ func (s *Schedule) Release() bool {
 	}
 	s.let(w)
 	return true
+}
+
+// endStretch closes the runner's stretch of steps at rest: its steps are
+// contended when another goroutine was held as it began or is held now
+// (other than the runner itself, held at a change point). Both are read
+// at rest, so they are the same in every run of a seed; a stretch with
+// nobody held at either end had nobody a switch could let run. The
+// caller holds mu and has collected.
+func (s *Schedule) endStretch() {
+	to := int(s.steps.Load())
+	runner := int(s.runner.Load())
+	others := s.others || slices.ContainsFunc(s.waiting, func(w *waiter) bool { return w.g != runner })
+	if others {
+		for step := s.from + 1; step <= to; step++ {
+			s.contended = append(s.contended, step)
+		}
+	}
+	s.from, s.others = to, false
+}
+
+// Contended returns the steps at which a change point can let another
+// goroutine run: those of the stretches that began or ended with another
+// goroutine held. A change point at any other step holds the runner only
+// until the next rest, when nobody else is there to go first: the play
+// is the one with no change point.
+func (s *Schedule) Contended() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.contended)
 }
 
 // collect takes in the goroutines held since the last look: a goroutine

@@ -49,6 +49,17 @@ func TestOneSwitchOpensTheGapBetweenTwoStatements(t *testing.T) {
 	require.Contains(t, held[0].String(), "point_test.go:", "a hold names the line it was at")
 }
 
+// TestContendedStepsAreTheOnesASwitchCanUse: in the lost update, the
+// first goroutine's step (its write) is taken while the other waits at
+// its first point, so it is contended, and a switch there loses the
+// update; the second goroutine runs alone, so its step is not.
+func TestContendedStepsAreTheOnesASwitchCanUse(t *testing.T) {
+	s := point.Ordered(false)
+	require.EqualValues(t, 2, lostUpdate(t, s))
+	require.Equal(t, []int{1}, s.Contended(), "the first goroutine's write, with the other held")
+	require.Equal(t, 2, s.Steps(), "each goroutine's write is a step once both have been seen")
+}
+
 func TestWithoutAScheduleAPointDoesNothing(t *testing.T) {
 	point.Stop()
 	done := make(chan struct{})
