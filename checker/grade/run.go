@@ -29,12 +29,20 @@ type Limits struct {
 	Hang time.Duration
 	// Kill is how long a child may live at all; past it, it is killed. It
 	// only matters when the worker itself cannot stop the student's code.
+	// When zero: six hang bounds and 10 s, and scenesKill times that for
+	// a check that plays many scenes.
 	Kill time.Duration
 	// Memory is how much resident memory a child may use before it is
 	// stopped (1 GiB when zero). It is watched where the system says
 	// (Linux); elsewhere only the kill bound applies.
 	Memory int64
 }
+
+// scenesKill is how many kill bounds a check that plays many scenes
+// (check.Info.Scenes) gets. make test saw case 5's switches check, 494
+// plays of small scenes, pass a right answer in about 3 s alone and
+// outlive the 40 s bound with both cores busy twice over.
+const scenesKill = 3
 
 // DefaultMemory is the resident memory a check may use: the checks need a
 // few hundred megabytes with the race detector's shadow memory, and a
@@ -72,6 +80,15 @@ type Run struct {
 // two children started alike at the same time, whose drawn values must
 // differ (see apart).
 func (w *Worker) run(ctx context.Context, in check.Info, opts Options) Run {
+	if in.Scenes && opts.Limits.Kill == 0 {
+		// An explorer plays hundreds of scenes, each under the hang
+		// bound, in one child: on a loaded machine it may take many
+		// times what one scene takes. The kill bound is only the net for
+		// code the worker cannot stop (a loop is found by the hang
+		// bound, in seconds), so a run of scenes gets three of them.
+		opts.Limits = opts.Limits.orDefault()
+		opts.Limits.Kill *= scenesKill
+	}
 	if in.Apart == nil {
 		return w.Check(ctx, in.ID, opts)
 	}
