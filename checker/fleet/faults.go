@@ -12,7 +12,8 @@ import (
 )
 
 // The faults a scene can stage, for the checks that a shop survives them:
-// a Redis command that fails (Tap.Fail) or stalls (Tap.Hold), a visitor
+// a Redis command that fails (Tap.Fail) or stalls (Tap.Hold), an instance
+// none of whose commands reach Redis for a while (Tap.Pause), a visitor
 // whose context is cancelled between two of the shop's commands
 // (Tap.CancelAfter), an instance whose clock is off (Clock.Skewed), and a
 // database query that hangs, fails, panics or is slow (the Query hooks).
@@ -65,6 +66,32 @@ func (t *Tap) failed(at int, c Command) error {
 		return f.err
 	}
 	return nil
+}
+
+// Pause stops every command the instance sends from now on, on any of its
+// goroutines, before it reaches Redis, until resume is called: the
+// instance is frozen (a long garbage-collection pause, a stopped
+// container) or cut off from Redis by the network, while the fleet goes
+// on. Hold stops one command; Pause stops them all, so that a lease the
+// instance keeps alive on a goroutine of its own lapses as it would. Each
+// command is in the Log from the moment it waits. resume may be called
+// more than once.
+func (t *Tap) Pause() (resume func()) {
+	ch := make(chan struct{})
+	t.mu.Lock()
+	t.paused = ch
+	t.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			if t.paused == ch {
+				t.paused = nil
+			}
+			t.mu.Unlock()
+			close(ch)
+		})
+	}
 }
 
 // cancelAfter cancels ctx when a CancelAfter matches the command at place

@@ -212,6 +212,9 @@ type Tap struct {
 	log  []Command
 	txs  int // transactions sent so far, to number each Command's Tx
 	hold *Hold
+	// paused, while Pause is in force, is closed by its resume: every
+	// command waits on it before it is sent.
+	paused chan struct{}
 	// faults are armed by Fail and CancelAfter, in the order armed.
 	faults []*fault
 	// stage, when set, sees each single command before it is sent and
@@ -581,7 +584,11 @@ func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), error) {
 		t.hold = nil
 		h.held = c
 	}
+	paused := t.paused
 	t.mu.Unlock()
+	if paused != nil {
+		<-paused
+	}
 	if caught {
 		close(h.reached)
 		select {

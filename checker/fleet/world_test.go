@@ -149,6 +149,47 @@ func TestHoldUntilDone(t *testing.T) {
 
 }
 
+// A paused instance sends nothing, from any goroutine, until resumed; the
+// others reach Redis meanwhile.
+func TestPause(t *testing.T) {
+	s, tap, rdb := stage(t)
+	other := s.World.Client(fleet.NewTap(s.Clock.Now))
+	ctx := context.Background()
+	resume := tap.Pause()
+	got := make(chan error, 2)
+	go func() { got <- rdb.Set(ctx, "lease", "frozen", time.Minute).Err() }()
+	go func() { got <- rdb.Get(ctx, "lease").Err() }()
+	waiting := func() (n int) { // the two commands, without the client's HELLO
+		for _, c := range tap.Log() {
+			if len(c.Keys) > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	for waiting() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, other.Set(ctx, "lease", "other", time.Minute).Err(), "the rest of the fleet goes on")
+	v, ok, err := s.World.Get(ctx, "lease")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "other", v, "nothing of the paused instance arrived")
+	select {
+	case err := <-got:
+		t.Fatalf("a paused command returned: %v", err)
+	default:
+	}
+	resume()
+	resume() // a second resume does nothing
+	for range 2 {
+		if err := <-got; err != nil {
+			assert.ErrorIs(t, err, redis.Nil)
+		}
+	}
+	require.NoError(t, rdb.Set(ctx, "after", "v", time.Minute).Err(), "resumed for good")
+}
+
 // A stepped clock is in step until stepped, then off by the steps.
 func TestSteppedClock(t *testing.T) {
 	c := fleet.NewClock()
