@@ -28,6 +28,10 @@
 //     whose fills keep being refused: the budget holds on every path.
 //   - A filler that gives up (its read failed, or its visitor left) lets
 //     its lease go at once, so that the next visitor need not wait it out.
+//   - On a bad day the database is slow: a read of the row may take up to
+//     5 s, and a fill that waited that long must still be stored. A read
+//     with no answer after 20 s will not end: give it up by then, and let
+//     the lease go.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step (one command, one script, or MULTI/EXEC); a lease's is more than
 //     a read and at most 10 s, a price's at most a minute.

@@ -170,11 +170,13 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 }
 
 // ownLeaseOnly is LetGo's last scene: shop-1's visitor takes the lease and
-// reads; its read outlasts any lease (maxLease), and shop-2's visitor takes
-// a new lease and reads in turn, held there. Then shop-1's visitor leaves.
-// Giving up, shop-1 may end its own lease, which has expired, and nothing
-// that another filler holds: every key Redis held before it left must be
-// there after, as it was.
+// reads, and then shop-1 freezes (a long pause of the process, or a
+// partition): none of its commands reaches Redis, so whatever keeps its
+// lease alive cannot. Past any lease (maxLease), shop-2's visitor takes a
+// new lease and reads in turn, held there. Then shop-1's visitor leaves,
+// and shop-1 comes back. Giving up, shop-1 may end its own lease, which has
+// expired, and nothing that another filler holds: every key Redis held
+// before it came back must be there after, as it was.
 func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(1, 2), holdCalls())
 	if err != nil {
@@ -188,6 +190,8 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	if s.reads.Calls() == 0 {
 		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
 	}
+	resume := s.taps[0].Pause()
+	defer resume()
 	if err := s.Elapse(maxLease + 10*time.Millisecond); err != nil {
 		return stuckVerdict(err)
 	}
@@ -196,9 +200,10 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "shop-2's visitor, after shop-1's lease had expired, was")
 	}
 	if s.reads.Calls() < 2 {
-		return check.Failed("", fmt.Sprintf("shop-1's visitor had held its lease for %v and was still reading; shop-2's "+
-			"visitor did not read the row (it got %s). A lease lives at most %v: past it, another visitor takes over",
-			maxLease, describe(r2.Outcomes()[0]), maxLease))
+		return check.Failed("", fmt.Sprintf("shop-1 took its lease, began to read and froze: for %v none of its commands "+
+			"reached Redis; then shop-2's visitor did not read the row (it got %s). A lease must lapse when its holder "+
+			"cannot renew it: it lives at most %v unrenewed, and past it another visitor takes over. Redis held: %s",
+			maxLease, describe(r2.Outcomes()[0]), maxLease, s.Cached()))
 	}
 	// Shop-2 is slow, not dead: its lease must not age while shop-1 leaves.
 	if err := s.KeepAlive(); err != nil {
@@ -213,6 +218,12 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	held := s.Cached()
 	leave()
+	// Shop-1 comes back once its visitor's leaving has reached it: what it
+	// sends then is what a filler whose visitor left sends, in every run.
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	resume()
 	if err := s.Drive(r1.Done, patience); err != nil {
 		return waitVerdict(err, "shop-1's visitor, after it left, was")
 	}
@@ -222,11 +233,11 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 			return fleet.Unreachable(err)
 		}
 		if !ok || v != was {
-			return check.Failed(name+" taken away", fmt.Sprintf("shop-1's visitor read past its lease; shop-2's visitor "+
-				"took a new lease and was reading; then shop-1's visitor left, and giving up, shop-1 changed %s, which "+
-				"it no longer held. Redis held before: %s; after: %s. A filler that gives up may end its own lease "+
-				"only: delete it in a script that checks the token, not with a plain DEL, which ends whichever lease "+
-				"is there and lets the next visitor read beside its holder", name, held, s.Cached()))
+			return check.Failed(name+" taken away", fmt.Sprintf("shop-1 froze while it read, past its lease; shop-2's visitor "+
+				"took a new lease and was reading; then shop-1's visitor left, shop-1 came back, and it changed %s, which "+
+				"it no longer held. Redis held before: %s; after: %s. A filler may end or renew its own lease "+
+				"only: delete or renew it in a script that checks the token, not with a plain DEL or SET, which end or "+
+				"take whichever lease is there and let the next visitor read beside its holder", name, held, s.Cached()))
 		}
 	}
 	s.reads.Gate(2).Open()

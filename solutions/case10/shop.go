@@ -1,9 +1,10 @@
 // Package case10 is the reference solution of case 10, the stale set:
 // cache-aside with leases in Redis. A miss takes a lease; only the lease's
-// holder reads the database, and its fill is stored only if the lease is
-// still its own. The write path deletes after the commit, and the same
-// delete ends any outstanding lease, so a fill that read the old row
-// before the commit is refused. The chapter is docs/10-stale-set.md.
+// holder reads the database, keeping the lease alive while it reads, and
+// its fill is stored only if the lease is still its own. The write path
+// deletes after the commit, and the same delete ends any outstanding
+// lease, so a fill that read the old row before the commit is refused.
+// The chapter is docs/10-stale-set.md.
 package case10
 
 import (
@@ -26,9 +27,15 @@ const (
 	// price for at most this long.
 	priceTTL = 30 * time.Second
 	// leaseTTL bounds how long a filler that died holds everyone else up.
-	// It outlasts a healthy read (0.2 s) by far, so that a live filler
-	// does not lose its lease to the clock.
+	// A live filler renews its lease every third of it while it reads
+	// (keepAlive), so a read slower than leaseTTL is not refused.
 	leaseTTL = 2 * time.Second
+	// readTimeout bounds a fill's read of the row. The lease lives as long
+	// as the read, so a read that hung would hold the book up for the
+	// whole fleet; past readTimeout (twice the slowest read the shop
+	// waits for, 5 s) the database is not slow but stuck, and the lease
+	// goes to the next visitor.
+	readTimeout = 10 * time.Second
 	// A visitor who finds the lease taken polls for the holder's fill about
 	// every pollEvery, and gives up after waitBudget, telling its visitor
 	// to come back after retryAfter.
@@ -132,7 +139,7 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		s.letGo(ctx, book, token)
 		return price, nil
 	}
-	row, err := s.db.Row(ctx, book)
+	row, err := s.read(ctx, book, token)
 	if err != nil {
 		return 0, err
 	}
@@ -146,6 +153,39 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 	}
 	return row.Price, nil
 }
+
+// read reads the book's row within readTimeout, keeping the lease alive
+// meanwhile: its time to live is there for a filler that died, not for one
+// whose database is slow.
+func (s *Shop) read(ctx context.Context, book, token string) (catalog.Row, error) {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, readTimeout)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		for s.clock.Sleep(ctx, leaseTTL/3) == nil {
+			// Only while the lease is ours: once a write has ended it,
+			// or it lapsed and another filler took it, our fill will be
+			// refused anyway, and a renewal must not bring it back.
+			n, err := renewIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token, leaseTTL.Milliseconds()).Int()
+			if err == nil && n == 0 {
+				return
+			}
+		}
+	}()
+	row, err := s.db.Row(ctx, book)
+	cancel()
+	<-renewed // no renewal may land after the fill
+	return row, err
+}
+
+// renewIfLeased gives the lease a new time to live only if it still holds
+// the caller's token, in one step.
+var renewIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // letGo ends the caller's lease after a fill that failed. It runs on a
 // context of its own, since the visitor's may be why the fill failed (it

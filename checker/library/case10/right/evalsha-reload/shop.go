@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,6 +32,8 @@ const (
 	// It outlasts a healthy read (0.2 s) by far, so that a live filler
 	// does not lose its lease to the clock.
 	leaseTTL = 2 * time.Second
+	// maxRead bounds the read a lease is kept alive for.
+	maxRead = 15 * time.Second
 	// A visitor who finds the lease taken polls for the holder's fill about
 	// every pollEvery, and gives up after waitBudget.
 	pollEvery  = 50 * time.Millisecond
@@ -120,7 +123,7 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		s.letGo(ctx, book, token)
 		return price, nil
 	}
-	row, err := s.db.Row(ctx, book)
+	row, err := s.readLeased(ctx, book, token)
 	if err != nil {
 		return 0, err
 	}
@@ -147,6 +150,34 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 // token, and ends the lease. The check and the store are one step: between
 // a GET of the lease and a SET of the price, a write could commit and
 // delete both, and the SET would put the old price back.
+// readLeased reads the row within maxRead and keeps the lease alive
+// meanwhile (every half second), as long as the lease is the caller's.
+func (s *Shop) readLeased(ctx context.Context, book, token string) (catalog.Row, error) {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, maxRead)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for s.clock.Sleep(ctx, leaseTTL/4) == nil {
+			if n, err := extend.Run(ctx, s.rdb, []string{leaseKey(book)}, token, leaseTTL.Milliseconds()).Int(); err == nil && n == 0 {
+				return
+			}
+		}
+	}()
+	row, err := s.db.Row(ctx, book)
+	cancel()
+	wg.Wait()
+	return row, err
+}
+
+// extend renews a lease that is still the caller's.
+var extend = redis.NewScript(`
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then
+	return 0
+end
+return redis.call("PEXPIRE", KEYS[1], ARGV[2])`)
+
 const fillSource = `
 if redis.call("GET", KEYS[2]) ~= ARGV[1] then
 	return 0

@@ -48,6 +48,12 @@ return "conflict"`)
 
 	invalidate = redis.NewScript(`return redis.call("DEL", KEYS[1], KEYS[2])`)
 
+	prolongIfMine = redis.NewScript(`
+if redis.call("GET", KEYS[2]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[2], ARGV[2])
+end
+return 0`)
+
 	dropIfMine = redis.NewScript(`
 if redis.call("GET", KEYS[2]) == ARGV[1] then
 	return redis.call("DEL", KEYS[2])
@@ -120,8 +126,16 @@ func (s *Shop) dropLease(ctx context.Context, book, token string) {
 	dropIfMine.Run(ctx, s.rdb, s.keys(book), token)
 }
 
+// maxRead is the longest a fill waits for the database while it holds
+// its lease: past it the query is stuck, and the lease goes.
+const maxRead = 20 * time.Second
+
 func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
-	row, err := s.db.Row(ctx, book)
+	readCtx, cancel := clock.WithTimeout(ctx, s.clock, maxRead)
+	held := s.holdLease(readCtx, book, token)
+	row, err := s.db.Row(readCtx, book)
+	cancel()
+	<-held
 	if err != nil {
 		return 0, err
 	}
@@ -133,6 +147,23 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		return 0, ErrConflict
 	}
 	return row.Price, nil
+}
+
+// holdLease prolongs the caller's lease every quarter of its life, while
+// it is still the caller's, until ctx ends: a slow read keeps its lease. The
+// channel is closed once it has stopped.
+func (s *Shop) holdLease(ctx context.Context, book, token string) <-chan struct{} {
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for s.clock.Sleep(ctx, s.lease/4) == nil {
+			n, err := prolongIfMine.Run(ctx, s.rdb, s.keys(book), token, s.lease.Milliseconds()).Int()
+			if err == nil && n == 0 {
+				return // a write ended it: the fill will be refused
+			}
+		}
+	}()
+	return stopped
 }
 
 // SetPrice commits, then invalidates.

@@ -28,6 +28,9 @@ const (
 	// It outlasts a healthy read (0.2 s) by far, so that a live filler
 	// does not lose its lease to the clock.
 	leaseTTL = 2 * time.Second
+	// readLimit bounds a read that holds a lease: a query that hangs must
+	// not hold the book for the fleet for ever.
+	readLimit = 20 * time.Second
 	// A visitor who finds the lease taken polls for the holder's fill about
 	// every pollEvery, and gives up after waitBudget.
 	pollEvery  = 50 * time.Millisecond
@@ -117,7 +120,11 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		s.letGo(ctx, book, token)
 		return price, nil
 	}
-	row, err := s.db.Row(ctx, book)
+	readCtx, cancel := clock.WithTimeout(ctx, s.clock, readLimit)
+	k := s.keepAlive(readCtx, book, token)
+	row, err := s.db.Row(readCtx, book)
+	cancel()
+	k.wait()
 	if err != nil {
 		return 0, err
 	}
@@ -143,6 +150,39 @@ end
 redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
 redis.call("DEL", KEYS[2])
 return 1`)
+
+// keeper renews a lease while its filler reads.
+type keeper struct{ done chan struct{} }
+
+// keepAlive starts renewing the caller's lease every 600 ms, for as long
+// as ctx lasts and the lease holds token.
+func (s *Shop) keepAlive(ctx context.Context, book, token string) keeper {
+	k := keeper{done: make(chan struct{})}
+	go func() {
+		defer close(k.done)
+		for {
+			if err := s.clock.Sleep(ctx, 600*time.Millisecond); err != nil {
+				return
+			}
+			ok, err := renew.Run(ctx, s.rdb, []string{leaseKey(book)}, token, leaseTTL.Milliseconds()).Bool()
+			if err == nil && !ok {
+				return
+			}
+		}
+	}()
+	return k
+}
+
+// wait returns once the keeper has stopped (its context ended).
+func (k keeper) wait() { <-k.done }
+
+// renew gives the caller's lease its full time to live again, if it is
+// still the caller's.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // SetPrice changes a book's price: the transaction first, then two deletes.
 func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {

@@ -29,6 +29,8 @@ const (
 	// It outlasts a healthy read (0.2 s) by far, so that a live filler
 	// does not lose its lease to the clock.
 	leaseTTL = 2 * time.Second
+	// readWithin bounds a read under a lease kept alive.
+	readWithin = 15 * time.Second
 	// A visitor who finds the lease taken polls for the holder's fill about
 	// every pollEvery, and gives up after waitBudget.
 	pollEvery  = 50 * time.Millisecond
@@ -118,7 +120,7 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		s.letGo(ctx, book, token)
 		return price, nil
 	}
-	row, err := s.db.Row(ctx, book)
+	row, err := s.readKeepingLease(ctx, book, token)
 	if err != nil {
 		return 0, err
 	}
@@ -144,6 +146,31 @@ end
 redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
 redis.call("DEL", KEYS[2])
 return 1`)
+
+// readKeepingLease reads the row, renewing the lease every third of its
+// life while it is still ours: a writer's SET ends it, and then the fill
+// will be refused anyway. The read is bounded, so a hung query lets go.
+func (s *Shop) readKeepingLease(ctx context.Context, book, token string) (catalog.Row, error) {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, readWithin)
+	defer cancel()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for s.clock.Sleep(ctx, leaseTTL/3) == nil {
+			if n, err := renewLease.Run(ctx, s.rdb, []string{leaseKey(book)}, token, leaseTTL.Milliseconds()).Int(); err == nil && n == 0 {
+				return
+			}
+		}
+	}()
+	row, err := s.db.Row(ctx, book)
+	cancel()
+	<-stopped
+	return row, err
+}
+
+var renewLease = redis.NewScript(`
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call("PEXPIRE", KEYS[1], ARGV[2])`)
 
 // SetPrice changes a book's price: the write's lease, the transaction, then the delete.
 func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {

@@ -1,0 +1,290 @@
+package case10
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+)
+
+// The checks of a filler whose database is slow or stuck: a lease is
+// there for a filler that died, so a filler that is only slow keeps it,
+// and one whose read will never end lets it go.
+
+// slowReadInfo is the check that a read slower than the lease still fills
+// the cache.
+var slowReadInfo = check.Info{
+	ID:   "slow-read",
+	Name: "a read of the row slower than the lease (4.5 s, within the contract's 5 s) still fills the cache, and one a write overtakes still cannot store what it read",
+	Catches: "a lease that lapses under a filler that is still reading, so that every fill of a read slower than the " +
+		"lease is refused and the cache never fills while the database is slow; a read given up before the " +
+		"contract's 5 s; a lease kept alive with a plain SET, which brings back a lease a write has ended or " +
+		"takes the one another filler holds; and a keepalive that goes on after its read",
+}
+
+// hungReadInfo is the check that a read that never ends does not keep the
+// lease for ever.
+var hungReadInfo = check.Info{
+	ID:   "hung-read",
+	Name: "a filler whose read of the row never ends lets the book go within the contract's bound: 30 s later a visitor reads the row",
+	Catches: "a lease kept alive for as long as the read lasts, with no bound on the read: a hung query keeps the " +
+		"book from the whole fleet until the database answers",
+}
+
+const (
+	// slowestRead is the slowest read of the row the case's contract asks a
+	// fill to wait for and store, and hungRead the longest it may go on
+	// before the filler must give it up.
+	slowestRead = 5 * time.Second
+	hungRead    = 20 * time.Second
+	// slowRead is how long every read of the row takes in SlowRead's
+	// scenes: longer than the reference's lease, within the contract, and
+	// short of slowestRead itself, so that a read bounded at exactly
+	// slowestRead is not decided by which of two things due at one
+	// instant runs first.
+	slowRead = slowestRead - 500*time.Millisecond
+	// slowWrite is when, in SlowRead's second scene, a write commits: in
+	// the middle of the slow read, after its filler has had time to renew
+	// its lease.
+	slowWrite = slowRead / 2
+	// hungWithin is how long, on the shops' clock, a filler whose read
+	// hangs may keep the book from the fleet: the read given up by
+	// hungRead, and its lease run out at worst (maxLease).
+	hungWithin = hungRead + maxLease
+)
+
+// SlowRead checks that a live filler keeps its lease while it reads. In
+// the first scene every read of the row takes slowRead, longer than the
+// reference's lease and within the contract; shop-1's visitor misses and reads, and a visitor on shop-2 comes
+// in the middle of it. No write comes, so shop-1's visitor must get the
+// price, and the cache must hold it after: a later visitor gets it with no
+// read of the row. In the second scene, as slow, a write on shop-3
+// commits in the middle of shop-1's read, and right after it a visitor on
+// shop-2 misses and reads the new row; what shop-1 read before the commit
+// must not be stored, and a visitor after both gets the new price. It
+// catches a lease that lapses under its live filler, a keepalive that
+// sets the lease rather than renewing it only while it holds its token,
+// and one that goes on once every visitor is back.
+func SlowRead(h *harness.H, newShop NewShop) check.Verdict {
+	if v := slowFills(h, newShop); !v.Pass {
+		return v
+	}
+	if v := slowOvertaken(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed(fmt.Sprintf("reads of %v: the slow fill was stored, and one a write overtook was refused", slowRead))
+}
+
+// slowScene is a scene of three instances whose every read of the row
+// takes slowRead, with shop-1's visitor reading already.
+func slowScene(h *harness.H, newShop NewShop) (*scene, *harness.Crowd[int], check.Verdict) {
+	s, r1, _, v := slowSceneLeased(h, newShop)
+	return s, r1, v
+}
+
+// slowSceneLeased is slowScene, and says whether shop-1's visitor left a
+// key in Redis (a lease) before its read.
+func slowSceneLeased(h *harness.H, newShop NewShop) (*scene, *harness.Crowd[int], bool, check.Verdict) {
+	reads := holdCalls()
+	s, err := newScene(h, newShop, 3, reads, holdCalls())
+	if err != nil {
+		return nil, nil, false, fleet.Unreachable(err)
+	}
+	reads.then = catalog.RowHook(fleet.Slow(s.Clock, slowRead)) // before any visitor comes
+	r1 := s.Read(0)
+	if err := s.Settle(); err != nil {
+		s.Close()
+		return nil, nil, false, stuckVerdict(err)
+	}
+	if s.reads.Calls() == 0 {
+		s.Close()
+		return nil, nil, false, check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	keys, err := s.World.Keys(h.Context())
+	if err != nil {
+		s.Close()
+		return nil, nil, false, fleet.Unreachable(err)
+	}
+	return s, r1, len(keys) > 0, check.Passed("")
+}
+
+// slowFills is SlowRead's first scene.
+func slowFills(h *harness.H, newShop NewShop) check.Verdict {
+	s, r1, v := slowScene(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	defer s.Close()
+	if err := s.Elapse(slowRead / 4); err != nil {
+		return stuckVerdict(err)
+	}
+	r2 := s.Read(1)
+	if err := s.Drive(func() bool { return r1.Done() && r2.Done() }, slowRead+patience); err != nil {
+		return waitVerdict(err, "the visitors, with every read of the row taking "+slowRead.String()+",")
+	}
+	figure := fmt.Sprintf("reads of %v", slowRead)
+	if o := r1.Outcomes()[0]; o.Panic != "" || o.Err != nil || o.Value != oldPrice {
+		return check.Failed(figure, fmt.Sprintf("shop-1's visitor missed and read the row, which took %v (the database was "+
+			"slow, within the contract's %v), and got %s, with no write and nothing failing. A fill that waited for "+
+			"a slow read must land: if the lease lapsed under the filler, keep it alive while the read runs (renew "+
+			"it, in a script that checks the token, every third of its time to live); and do not give the read up "+
+			"before %v. Otherwise the cache never fills while the database is slow. Redis held: %s",
+			slowRead, slowestRead, describe(o), slowestRead, s.Cached()))
+	}
+	if v := gotOne(r2, "shop-2's visitor, who came while shop-1 read,", oldPrice); !v.Pass && r2.Outcomes()[0].Err == nil {
+		return v
+	}
+	held, before := s.Cached(), s.RowReads()
+	o, err := s.Fresh()
+	if err != nil {
+		return waitVerdict(err, "a visitor after the slow read was")
+	}
+	if again := s.RowReads() - before; again > 0 || o.Err != nil || o.Value != oldPrice {
+		return check.Failed(figure, fmt.Sprintf("shop-1's visitor read the row (%v) and got the price, but the price was "+
+			"not stored: a visitor after it, on a fresh instance, got %s and read the row %s. With no write in "+
+			"between, the fill of a slow read must land: keep the lease alive while the read runs. Redis held: %s",
+			slowRead, describe(o), count(again, "more time"), held))
+	}
+	return quietAfter(s, figure)
+}
+
+// quietAfter checks that, with every visitor of s back, no instance sends
+// Redis anything more while the shops' clock moves on past any lease: a
+// keepalive stops with its read.
+func quietAfter(s *scene, figure string) check.Verdict {
+	sent := make([]int, len(s.taps))
+	for i, t := range s.taps {
+		sent[i] = len(t.Log())
+	}
+	if err := s.Elapse(maxLease); err != nil {
+		return stuckVerdict(err)
+	}
+	for i, t := range s.taps {
+		if more := len(t.Log()) - sent[i]; more > 0 {
+			return check.Failed(figure, fmt.Sprintf("every visitor had returned, and in the next %v of the shops' clock "+
+				"shop-%d sent Redis %s more (%s): work that outlives the visitor it was for, such as a keepalive "+
+				"that goes on after its read, or one on a context that is never cancelled. Stop it with the read, "+
+				"and wait for it to stop", maxLease, i+1, count(more, "command"), s.sentAfter(i, sent[i])))
+		}
+	}
+	return check.Passed(figure)
+}
+
+// slowOvertaken is SlowRead's second scene.
+func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
+	s, r1, leased, v := slowSceneLeased(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	defer s.Close()
+	if err := s.Elapse(slowWrite); err != nil {
+		return stuckVerdict(err)
+	}
+	w := s.Write(2, newPrice)
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-3's write was")
+	}
+	if v := wrote(w, "shop-3's write"); !v.Pass {
+		return v
+	}
+	r2 := s.Read(1)
+	if err := s.Drive(func() bool { return s.reads.Calls() >= 2 || r2.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, after the write, was")
+	}
+	second := "came for the price"
+	var quiet *fleet.Hold
+	if s.reads.Calls() >= 2 {
+		// Shop-2's filler is reading the new row, slowly, and alive: its
+		// lease stays as it is, and its next command waits, so that only
+		// shop-1 acts on the lease from now on and the order of two
+		// instances' renewals at one instant decides nothing.
+		second = "missed and read the new row, holding a lease of its own"
+		if err := s.KeepAlive(); err != nil {
+			return fleet.Unreachable(err)
+		}
+		quiet = s.taps[1].Hold(func(fleet.Command) bool { return true })
+		defer quiet.Release()
+	}
+	if err := s.Drive(r1.Done, slowRead+patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, whose read a write overtook,")
+	}
+	if v := gotOne(r1, "shop-1's visitor, whose read a write overtook,", oldPrice, newPrice); !v.Pass && r1.Outcomes()[0].Err == nil {
+		return v
+	}
+	figure := fmt.Sprintf("a write %v into a read of %v", slowWrite, slowRead)
+	held := s.Cached()
+	o, err := s.Fresh()
+	if err != nil {
+		return waitVerdict(err, "a visitor right after shop-1's fill was")
+	}
+	if o.Panic == "" && o.Err == nil && o.Value == oldPrice {
+		fix := "A lease kept alive with SET comes back after the write's delete, or takes the new filler's: renew it " +
+			"only while it holds your token, in one script (GET, compare, PEXPIRE)"
+		if !leased {
+			fix = "Redis held nothing while shop-1 read: with no lease for the write's delete to end, nothing " +
+				"refuses a fill that read the row before the commit (the stale set, on a slow day; stale-set " +
+				"stages it at every step)"
+		}
+		return check.Failed(figure, fmt.Sprintf("shop-1's visitor missed and read the row, which took %v; %v into the read "+
+			"a write on shop-3 committed %s and deleted the price, and right after it shop-2's visitor %s. "+
+			"Then shop-1's fill stored what it had read before the commit: a visitor on a fresh instance got %s. %s. "+
+			"Redis held after shop-1's fill: %s",
+			slowRead, slowWrite, cents(newPrice), second, cents(oldPrice), fix, held))
+	}
+	if quiet != nil {
+		quiet.Release()
+	}
+	if err := s.Drive(r2.Done, slowRead+patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, after the write,")
+	}
+	if v := gotOne(r2, "shop-2's visitor, after the write,", newPrice); !v.Pass && r2.Outcomes()[0].Err == nil {
+		return v
+	}
+	return s.served(figure, func(got int) string {
+		return fmt.Sprintf("a write committed %s %v into shop-1's read of %v; after both fills a visitor on a fresh instance "+
+			"got %s. Redis held: %s", cents(newPrice), slowWrite, slowRead, cents(got), s.Cached())
+	})
+}
+
+// HungRead checks that a filler whose read never ends does not keep the
+// book from the fleet. Shop-1's visitor, with no deadline, misses and
+// reads, and the read never answers; hungWithin later a visitor on shop-2
+// must read the row and get the price. It catches a lease kept alive for
+// as long as the read lasts, with no bound on the read.
+func HungRead(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	s.Read(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if s.reads.Calls() == 0 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	if err := s.Elapse(hungWithin); err != nil {
+		return stuckVerdict(err)
+	}
+	held := s.Cached()
+	r2 := s.Read(1)
+	if err := s.Drive(r2.Done, patience); err != nil {
+		return waitVerdict(err, fmt.Sprintf("shop-2's visitor, %v after shop-1's read hung,", hungWithin))
+	}
+	figure := fmt.Sprintf("a read hung; %v later the row was read again", hungWithin)
+	if o := r2.Outcomes()[0]; s.reads.Calls() < 2 || o.Panic != "" || o.Err != nil || o.Value != oldPrice {
+		return check.Failed(fmt.Sprintf("the book held for %v", hungWithin), fmt.Sprintf("shop-1's visitor missed and "+
+			"read the row, and the database never answered (the visitor had no deadline); %v later shop-2's visitor "+
+			"got %s%s. Keeping a lease alive while its read runs is right only while the read may still end: give the "+
+			"read a deadline of its own (the contract: between %v and %v), and when it passes let the lease go. "+
+			"Redis held when shop-2's visitor came: %s",
+			hungWithin, describe(o), map[bool]string{true: " without reading the row", false: ""}[s.reads.Calls() < 2],
+			slowestRead, hungRead, held))
+	}
+	return check.Passed(figure)
+}
