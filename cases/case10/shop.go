@@ -28,6 +28,8 @@
 //     whose fills keep being refused: the budget holds on every path.
 //   - A filler that gives up (its read failed, or its visitor left) lets
 //     its lease go at once, so that the next visitor need not wait it out.
+//   - A commit stands even if the visitor leaves during it: the write's
+//     delete after the commit must reach Redis all the same.
 //   - On a bad day the database is slow: a read of the row may take up to
 //     5 s, and a fill that waited that long must still be stored. A read
 //     with no answer after 20 s will not end: give it up by then, and let

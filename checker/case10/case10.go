@@ -44,6 +44,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: restartInfo, Run: Restart},
 	{Info: letGoInfo, Run: LetGo},
 	{Info: conflictBudgetInfo, Run: ConflictBudget},
+	{Info: writerLeavesInfo, Run: WriterLeaves},
 	{Info: slowReadInfo, Run: SlowRead},
 	{Info: hungReadInfo, Run: HungRead},
 	{Info: secondLookInfo, Run: SecondLookLetsGo},

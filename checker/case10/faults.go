@@ -23,9 +23,19 @@ var letGoInfo = check.Info{
 	ID:   "let-go",
 	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once",
 	Catches: "a lease kept after a failed or cancelled read, or after a Redis command that failed after a good " +
-		"read, so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
+		"read or right after the lease (the second look), so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
 		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +
 		"one let go with a plain DEL, which ends the lease of the filler who took over",
+}
+
+// writerLeavesInfo is the check that a write's delete does not depend on
+// its visitor staying.
+var writerLeavesInfo = check.Info{
+	ID:   "writer-leaves",
+	Name: "a write whose visitor leaves as its commit returns still deletes the old price",
+	Catches: "the delete after the commit sent on the writer's own context: when the client hangs up during the " +
+		"commit, the commit stands, the delete fails with the cancelled context, and the old price is served for " +
+		"its whole time to live",
 }
 
 // conflictBudgetInfo is the check that a refused fill does not escape the
@@ -65,9 +75,10 @@ var (
 type giveUp int
 
 const (
-	readFails     giveUp = iota // the read of the row fails
-	visitorLeaves               // the visitor leaves while the row is read
-	redisFails                  // the first Redis command after a good read fails
+	readFails      giveUp = iota // the read of the row fails
+	visitorLeaves                // the visitor leaves while the row is read
+	redisFails                   // the first Redis command after a good read fails
+	leaseThenFails               // the first Redis command after the lease is taken fails
 )
 
 // LetGo checks that a filler who will not fill lets its lease go, and only
@@ -83,7 +94,7 @@ const (
 // paths that give up, and one let go with a plain DEL, which ends the
 // lease of the filler who took over.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
-	for _, how := range []giveUp{readFails, visitorLeaves, redisFails} {
+	for _, how := range []giveUp{readFails, visitorLeaves, redisFails, leaseThenFails} {
 		if v := letGo(h, newShop, how); !v.Pass {
 			return v // a failure, or a skip: code that takes no lease
 		}
@@ -91,13 +102,17 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 	if v := ownLeaseOnly(h, newShop); !v.Pass {
 		return v
 	}
-	return check.Passed("after a failed read, a visitor who left in the middle of one and a Redis command that " +
-		"failed after one, the next visitor read at once; a lease taken over was left to its new holder")
+	return check.Passed("after a failed read, a visitor who left in the middle of one, a Redis command that " +
+		"failed after one and one that failed right after the lease, the next visitor read at once; a lease " +
+		"taken over was left to its new holder")
 }
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
 func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	reads := holdCalls(1)
+	if how == leaseThenFails {
+		reads = holdCalls()
+	}
 	if how == readFails {
 		reads = holdCalls()
 		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
@@ -113,6 +128,22 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	case readFails:
 		r = s.Read(0)
 		what = "its read of the row failed (" + errDown.Error() + ")"
+	case leaseThenFails:
+		// The command that may take the lease is held on its way, and the
+		// one after it fails: the second look, in most answers.
+		lease := s.taps[0].Hold(func(c fleet.Command) bool { return c.Conditional() || c.Scripted() })
+		r = s.Read(0)
+		if err := s.Drive(func() bool { return lease.Reached() || r.Done() }, patience); err != nil {
+			return waitVerdict(err, "shop-1's visitor, with Redis empty, was")
+		}
+		if !lease.Reached() {
+			return check.Skipped("not staged: shop-1's visitor, with Redis empty, sent no command that could take a " +
+				"lease (lease-coalesces judges a fleet without one)")
+		}
+		// Nth counts the held command too, when it is let go.
+		s.taps[0].Fail(fleet.Nth(2), errRedis, 1)
+		lease.Release()
+		what = "the next Redis command it sent failed (" + errRedis.Error() + ")"
 	case visitorLeaves, redisFails:
 		var leave context.CancelFunc
 		r, leave = s.ReadLeaving(0)
@@ -245,6 +276,58 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "shop-2's visitor was")
 	}
 	return check.Passed("")
+}
+
+// WriterLeaves checks that a write invalidates even when its visitor
+// leaves: the old price is cached; shop-1's write runs, and its visitor
+// hangs up (its context is cancelled) while the transaction commits, as a
+// client does that times out. The commit stands, so a visitor after the
+// write returned must get the new price. It catches the delete after the
+// commit sent on the writer's own context.
+func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	warm := s.Read(1)
+	if err := s.Drive(warm.Done, patience); err != nil {
+		return waitVerdict(err, "the first visitor, with Redis empty, was")
+	}
+	if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+		return v
+	}
+	var leave atomic.Pointer[context.CancelFunc]
+	s.commits.then = func(context.Context, string) error {
+		if cancel := leave.Load(); cancel != nil {
+			(*cancel)() // the client hangs up; the transaction commits all the same
+		}
+		return nil
+	}
+	shop := s.shops[0]
+	w := s.visit(1, func(ctx context.Context) (int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		leave.Store(&cancel)
+		return newPrice, shop.SetPrice(ctx, book, newPrice)
+	})
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's write, whose visitor left, was")
+	}
+	if o := w.Outcomes()[0]; o.Panic != "" {
+		return check.Failed("", "shop-1's write panicked: "+o.Panic)
+	}
+	if truth := s.Truth(); truth.Price != newPrice {
+		return check.Skipped("not staged: shop-1's write did not commit")
+	}
+	held := s.Cached()
+	return s.served("the writer left during its commit", func(got int) string {
+		return fmt.Sprintf("shop-1's write committed %s, and its visitor hung up as the commit returned (its context "+
+			"was cancelled); then a visitor on another instance got %s: the delete after the commit never reached "+
+			"Redis. A commit stands whatever the client does after it: send the delete on a context of its own "+
+			"(context.WithoutCancel, with a short deadline on the clock New is given), or the old price stays for "+
+			"its whole time to live. Redis held after the write: %s", cents(newPrice), cents(got), held)
+	})
 }
 
 // ConflictBudget checks that refused fills do not escape the visitor's

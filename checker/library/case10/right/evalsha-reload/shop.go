@@ -201,8 +201,12 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	// commit reads the old row. A delete, never a set: a set carries a
 	// value, and a slower set of an older value can land after it. The
 	// lease goes in the same command, so a filler that read before the
-	// commit finds its lease gone and stores nothing.
-	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
+	// commit finds its lease gone and stores nothing. The visitor may
+	// have left during the commit, which stands: delete on a context that
+	// outlives it, for at most a lease's time.
+	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	if err := s.rdb.Del(dctx, priceKey(book), leaseKey(book)).Err(); err != nil {
 		// The price is committed; the cached one may be old for up to
 		// priceTTL. Production code would also queue this delete in an
 		// outbox row of the same transaction, to send it again.

@@ -134,6 +134,9 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 		return err
 	}
 	priceKey, epochKey, _ := keys(book)
+	// Committed is committed, whether the caller waits or not.
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, 2*time.Second)
+	defer cancel()
 	if err := invalidate.Run(ctx, s.rdb, []string{priceKey, epochKey}, epochTTL.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("shop: invalidating %s: %w", book, err)
 	}

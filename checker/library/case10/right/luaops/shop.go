@@ -171,5 +171,9 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
 		return err
 	}
-	return invalidate.Run(ctx, s.rdb, s.keys(book)).Err()
+	// The invalidation belongs to the commit, not to the caller, who may
+	// be gone by now.
+	ictx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, s.lease)
+	defer cancel()
+	return invalidate.Run(ictx, s.rdb, s.keys(book)).Err()
 }

@@ -189,9 +189,12 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
 		return err
 	}
-	// After the commit, never before; a delete, never a set.
+	// After the commit, never before; a delete, never a set; and on a
+	// context of our own, since the commit stands if the caller leaves.
 	// The lease first: a fill after this is refused, and one before it is
 	// taken out by the next delete.
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
 	if err := s.rdb.Del(ctx, leaseKey(book)).Err(); err != nil {
 		return fmt.Errorf("shop: ending the lease on %s after the commit: %w", book, err)
 	}

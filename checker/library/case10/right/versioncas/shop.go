@@ -140,7 +140,9 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	if err != nil {
 		return err
 	}
-	if err := tombstone.Run(ctx, s.rdb, []string{"v:" + book}, row.Version, priceTTL.Milliseconds()).Err(); err != nil {
+	tctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, time.Second) // the caller may be gone
+	defer cancel()
+	if err := tombstone.Run(tctx, s.rdb, []string{"v:" + book}, row.Version, priceTTL.Milliseconds()).Err(); err != nil {
 		return fmt.Errorf("shop: invalidating %s: %w", book, err)
 	}
 	return nil

@@ -186,7 +186,10 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	// commit reads the old row. A delete, never a set: a set carries a
 	// value, and a slower set of an older value can land after it. The
 	// lease goes in the same command, so a filler that read before the
-	// commit finds its lease gone and stores nothing.
+	// commit finds its lease gone and stores nothing. It must be sent
+	// even if our caller gave up during the commit.
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
 	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
 		// The price is committed; the cached one may be old for up to
 		// priceTTL. Production code would also queue this delete in an
