@@ -47,6 +47,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: writerLeavesInfo, Run: WriterLeaves},
 	{Info: slowReadInfo, Run: SlowRead},
 	{Info: hungReadInfo, Run: HungRead},
+	{Info: dbDownInfo, Run: DatabaseDown},
 	{Info: secondLookInfo, Run: SecondLookLetsGo},
 	{Info: oneSlotInfo, Run: OneSlot},
 	{Info: ExploreInfo, Run: Explore},

@@ -53,6 +53,10 @@ const (
 	// failed fill may take: one healthy read of the row. A lease kept
 	// after the failure holds it for the lease's whole time to live.
 	letGoWithin = rebuild
+	// maxFailBackoff is how long a filler whose read of the row failed
+	// may keep its lease as the fleet's backoff from a failing database
+	// (see DatabaseDown): the next visitor may wait that much more.
+	maxFailBackoff = time.Second
 	// conflictWithin is the bound on the visitor refused again and again:
 	// the longest lease the checker accepts, ten times the reference's
 	// budget.
@@ -174,14 +178,20 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	}
 	held := s.Cached()
 	next := s.Read(1)
-	err = s.Drive(next.Done, letGoWithin)
+	within, backoff := letGoWithin, ""
+	if how == readFails {
+		within += maxFailBackoff
+		backoff = fmt.Sprintf(" (after a failed read, keeping it a moment as a backoff from the database is right, "+
+			"for %v at most)", maxFailBackoff)
+	}
+	err = s.Drive(next.Done, within)
 	if errors.Is(err, fleet.ErrNoBound) {
-		return check.Failed(fmt.Sprintf("still waiting after %v", letGoWithin), fmt.Sprintf("shop-1's visitor took the "+
+		return check.Failed(fmt.Sprintf("still waiting after %v", within), fmt.Sprintf("shop-1's visitor took the "+
 			"lease and %s; it returned, and shop-2's visitor who came next was still waiting after %v of the shops' "+
 			"clock. Nobody was reading the row: the lease was left to run out its time to live. A filler that will "+
-			"not fill must end its own lease (a delete that checks the token, in one script) on every path that gives "+
-			"up, on a context of its own with a short deadline: the visitor's is cancelled when it leaves. "+
-			"Redis held when shop-1's visitor returned: %s", what, letGoWithin, held))
+			"not fill must end its own lease%s (a delete that checks the token, in one script) on every path that "+
+			"gives up, on a context of its own with a short deadline: the visitor's is cancelled when it leaves. "+
+			"Redis held when shop-1's visitor returned: %s", what, within, backoff, held))
 	}
 	if err != nil {
 		return stuckVerdict(err)

@@ -1,8 +1,11 @@
 package case10
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
@@ -11,9 +14,10 @@ import (
 	"stampede/shop/catalog"
 )
 
-// The checks of a filler whose database is slow or stuck: a lease is
-// there for a filler that died, so a filler that is only slow keeps it,
-// and one whose read will never end lets it go.
+// The checks of a filler whose database is slow, stuck or down: a lease
+// is there for a filler that died, so a filler that is only slow keeps it,
+// one whose read will never end lets it go, and while the database fails
+// the fleet backs off from it.
 
 // slowReadInfo is the check that a read slower than the lease still fills
 // the cache.
@@ -34,6 +38,30 @@ var hungReadInfo = check.Info{
 	Catches: "a lease kept alive for as long as the read lasts, with no bound on the read: a hung query keeps the " +
 		"book from the whole fleet until the database answers",
 }
+
+// dbDownInfo is the check that a fleet backs off from a failing database.
+var dbDownInfo = check.Info{
+	ID: "db-down",
+	Name: "while the database fails every read, the fleet reads it at most 10 times a second, not once per visitor, " +
+		"every visitor returns within its budget, and once it is back the price is served again within a second",
+	Catches: "a failed read that lets its lease go at once, so that every visitor reads the failing database and " +
+		"an outage becomes a stampede; a filler that retries a failing read at once, with no wait on the clock; " +
+		"and a backoff that outlasts the outage",
+}
+
+// The scene of DatabaseDown.
+const (
+	// downFor is how long the database fails every read, and downEvery
+	// how often a visitor comes meanwhile, on the instances in turn.
+	downFor   = 3 * time.Second
+	downEvery = 50 * time.Millisecond
+	// downRate is how many reads a second the whole fleet may send a
+	// failing database; each instance may send one more.
+	downRate = 10
+	// upWithin is how soon after the database is back a visitor must get
+	// the price: a backoff ends with the outage.
+	upWithin = time.Second
+)
 
 const (
 	// slowestRead is the slowest read of the row the case's contract asks a
@@ -248,6 +276,86 @@ func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
 		return fmt.Sprintf("a write committed %s %v into shop-1's read of %v; after both fills a visitor on a fresh instance "+
 			"got %s. Redis held: %s", cents(newPrice), slowWrite, slowRead, cents(got), s.Cached())
 	})
+}
+
+// DatabaseDown checks that the fleet backs off from a failing database.
+// For downFor every read of the row fails at once, while a visitor comes
+// every downEvery, on the three instances in turn: the fleet may read the
+// database at most downRate times a second (and once more per instance),
+// and every visitor must return within a visitor's bound, with an error
+// or the price. Then the database is back, and upWithin later a visitor
+// must get the price. It catches a failed read that lets its lease go at
+// once (every visitor reads the failing database), a filler that retries
+// a failed read at once (a loop the clock never moves: the grader stops
+// it), and a backoff longer than the outage.
+func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
+	reads := holdCalls()
+	s, err := newScene(h, newShop, 3, reads, holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	var up atomic.Bool
+	reads.then = func(context.Context, string) error { // before any visitor comes
+		if up.Load() {
+			return nil
+		}
+		return errDown
+	}
+	var crowds []*harness.Crowd[int]
+	for i := range int(downFor / downEvery) {
+		crowds = append(crowds, s.Read(i%len(s.shops)))
+		if err := s.Elapse(downEvery); err != nil {
+			return downVerdict(err, "the visitors, with the database down,")
+		}
+	}
+	if err := s.Drive(func() bool { return fleet.AllDone(crowds) }, visitorBound); err != nil {
+		return downVerdict(err, "the visitors, with the database down,")
+	}
+	n, limit := s.RowReads(), downRate*int(downFor/time.Second)+len(s.shops)
+	figure := fmt.Sprintf("%s in %v of outage, %d visitors", count(n, "read"), downFor, len(crowds))
+	if n > limit {
+		return check.Failed(figure, fmt.Sprintf("for %v every read of the row failed at once (%s), while a visitor came "+
+			"every %v on one of %d instances; the fleet read the failing database %d times, more than %d a second. "+
+			"An outage read by every visitor becomes a stampede on the database the moment it comes back: after a "+
+			"failed read, keep the lease a moment (a quarter of a second, say) as the whole fleet's backoff, and "+
+			"return the error", downFor, errDown, downEvery, len(s.shops), n, downRate))
+	}
+	for _, c := range crowds {
+		if o := c.Outcomes()[0]; o.Panic != "" {
+			return check.Failed(figure, "a visitor's call panicked: "+o.Panic)
+		} else if o.Err == nil && o.Value != oldPrice {
+			return check.Failed(figure, fmt.Sprintf("with the database down, a visitor got %s", cents(o.Value)))
+		}
+	}
+	up.Store(true)
+	if err := s.Elapse(upWithin - rebuild); err != nil {
+		return stuckVerdict(err)
+	}
+	o, err := s.Fresh()
+	if err != nil {
+		return waitVerdict(err, "a visitor after the database came back was")
+	}
+	if o.Panic != "" || o.Err != nil || o.Value != oldPrice {
+		return check.Failed(figure, fmt.Sprintf("the database was back for %v, and a visitor got %s: a backoff from a "+
+			"failing database must end soon after it does (keep a failed read's lease a moment, not its whole time "+
+			"to live). Redis held: %s", upWithin-rebuild, describe(o), s.Cached()))
+	}
+	return check.Passed(figure)
+}
+
+// downVerdict fails DatabaseDown's scene when it does not come to rest:
+// code of the shop's kept running with the database failing at once, so
+// the clock never moved, is a retry with no wait between tries.
+func downVerdict(err error, who string) check.Verdict {
+	var st *harness.Stuck
+	if errors.As(err, &st) && st.Cause == harness.Running && st.Looping {
+		return check.Failed("a retry with no wait", fmt.Sprintf("with every read of the row failing at once, the "+
+			"shop's code kept running and never waited on the clock (%s): a filler that tries a failed read "+
+			"again at once spins for as long as the outage lasts, and sends the database every try. Return the "+
+			"error, and let the lease (kept a moment) pace the next try", strings.Join(st.Places, "; ")))
+	}
+	return waitVerdict(err, who)
 }
 
 // HungRead checks that a filler whose read never ends does not keep the

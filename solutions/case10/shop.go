@@ -36,6 +36,10 @@ const (
 	// waits for, 5 s) the database is not slow but stuck, and the lease
 	// goes to the next visitor.
 	readTimeout = 10 * time.Second
+	// failBackoff is how long a filler whose read failed keeps its lease:
+	// while the database fails, the whole fleet reads it about four times
+	// a second, not once per visitor, and the next try still comes soon.
+	failBackoff = 250 * time.Millisecond
 	// A visitor who finds the lease taken polls for the holder's fill about
 	// every pollEvery, and gives up after waitBudget, telling its visitor
 	// to come back after retryAfter.
@@ -49,6 +53,10 @@ const (
 // another filler took over. What it read may be old, so it is not stored;
 // the filler reads again.
 var ErrConflict = errors.New("shop: the lease was ended before the fill")
+
+// errRead marks a fill whose read of the row failed while its visitor
+// was still there: the database is down, or stuck past readTimeout.
+var errRead = errors.New("shop: reading the row")
 
 // TryAgain is what a visitor gets past its budget: another instance was
 // filling the price, or every fill of its own was refused by a write. The
@@ -100,10 +108,17 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 				return price, nil
 			}
 			if !errors.Is(err, ErrConflict) {
-				// The read failed or its visitor left: nobody will fill
-				// under this lease, so let the others read at once rather
+				// Nobody will fill under this lease. If the database
+				// failed, keep the lease a moment as the fleet's backoff:
+				// were every visitor to read a failing database, an
+				// outage would become a stampede. Otherwise (the visitor
+				// left, Redis failed) let the others read at once rather
 				// than wait out its time to live.
-				s.letGo(ctx, book, token)
+				keep := time.Duration(0)
+				if errors.Is(err, errRead) {
+					keep = failBackoff
+				}
+				s.letGo(ctx, book, token, keep)
 				return 0, err
 			}
 			// A write came between: read again at once, but within the
@@ -136,11 +151,14 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		return 0, err
 	}
 	if ok {
-		s.letGo(ctx, book, token)
+		s.letGo(ctx, book, token, 0)
 		return price, nil
 	}
 	row, err := s.read(ctx, book, token)
 	if err != nil {
+		if ctx.Err() == nil {
+			return 0, fmt.Errorf("%w %s: %w", errRead, book, err)
+		}
 		return 0, err
 	}
 	stored, err := fillIfLeased.Run(ctx, s.rdb, []string{priceKey(book), leaseKey(book)},
@@ -187,16 +205,21 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
-// letGo ends the caller's lease after a fill that failed. It runs on a
-// context of its own, since the visitor's may be why the fill failed (it
-// left, or its deadline passed), and gives up once the lease would have
-// expired anyway. The script leaves a lease that is no longer the
-// caller's: its own may have expired and another filler taken over.
-func (s *Shop) letGo(ctx context.Context, book, token string) {
+// letGo ends the caller's lease after a fill that failed, at once or,
+// when keep is set, keep from now. It runs on a context of its own, since
+// the visitor's may be why the fill failed (it left, or its deadline
+// passed), and gives up once the lease would have expired anyway. The
+// scripts leave a lease that is no longer the caller's: its own may have
+// expired and another filler taken over.
+func (s *Shop) letGo(ctx context.Context, book, token string, keep time.Duration) {
 	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
 	defer cancel()
 	// Best effort: if Redis cannot be reached now, the lease's time to
 	// live ends it.
+	if keep > 0 {
+		_ = renewIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token, keep.Milliseconds()).Err()
+		return
+	}
 	_ = deleteIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token).Err()
 }
 

@@ -84,8 +84,15 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			if err == nil {
 				return price, nil
 			}
+			var down dbDown
+			if errors.As(err, &down) {
+				// The database failed: the lease lives 300 ms more, the
+				// fleet's backoff, and then the next visitor tries.
+				s.backOff(ctx, book, token)
+				return 0, err
+			}
 			if !errors.Is(err, ErrConflict) {
-				// The read failed or its visitor left: nobody will fill
+				// The visitor left or Redis failed: nobody will fill
 				// under this lease, so let the others read at once rather
 				// than wait out its time to live.
 				s.letGo(ctx, book, token)
@@ -125,6 +132,9 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 	}
 	row, err := s.readLeased(ctx, book, token)
 	if err != nil {
+		if ctx.Err() == nil {
+			return 0, dbDown{err}
+		}
 		return 0, err
 	}
 	keys := []string{priceKey(book), leaseKey(book)}
@@ -235,6 +245,19 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 func priceKey(book string) string { return "price:{" + book + "}" }
 
 func leaseKey(book string) string { return "lease:{" + book + "}" }
+
+// dbDown is a read of the row that failed with its visitor still there.
+type dbDown struct{ err error }
+
+func (d dbDown) Error() string { return "shop: the database failed: " + d.err.Error() }
+func (d dbDown) Unwrap() error { return d.err }
+
+// backOff gives the caller's lease 300 ms more to live, and no more.
+func (s *Shop) backOff(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	_ = extend.Run(ctx, s.rdb, []string{leaseKey(book)}, token, 300).Err()
+}
 
 // letGo ends the caller's lease after a fill that failed. It runs on a
 // context of its own, since the visitor's may be why the fill failed (it

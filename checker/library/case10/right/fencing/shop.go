@@ -69,6 +69,16 @@ end
 redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
 return 1`)
 
+// errDB marks a fill whose database failed (not its visitor).
+var errDB = errors.New("shop: the database failed")
+
+// expireIfMine shortens the caller's lock to ARGV[2] ms.
+var expireIfMine = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
 var unlock = redis.NewScript(`
 if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])
@@ -99,7 +109,13 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			continue
 		}
 		price, err := s.fill(ctx, book)
-		s.unlock(ctx, lockKey, me)
+		if errors.Is(err, errDB) {
+			// The database failed: the lock stays a moment, so the fleet
+			// tries it a few times a second rather than once per visitor.
+			s.unlockIn(ctx, lockKey, me, 300*time.Millisecond)
+		} else {
+			s.unlock(ctx, lockKey, me)
+		}
 		if !errors.Is(err, ErrConflict) {
 			return price, err
 		}
@@ -116,6 +132,9 @@ func (s *Shop) fill(ctx context.Context, book string) (int, error) {
 	}
 	row, err := s.db.Row(ctx, book)
 	if err != nil {
+		if ctx.Err() == nil {
+			err = fmt.Errorf("%w: %w", errDB, err)
+		}
 		return 0, err
 	}
 	n, err := fillAt.Run(ctx, s.rdb, []string{priceKey, epochKey}, epoch, strconv.Itoa(row.Price), priceTTL.Milliseconds()).Int()
@@ -141,6 +160,14 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 		return fmt.Errorf("shop: invalidating %s: %w", book, err)
 	}
 	return nil
+}
+
+// unlockIn lets the lock go after d instead of now: the fleet's backoff
+// from a failing database.
+func (s *Shop) unlockIn(ctx context.Context, lockKey, me string, d time.Duration) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
+	expireIfMine.Run(ctx, s.rdb, []string{lockKey}, me, d.Milliseconds())
 }
 
 // unlock releases the lock on a context of its own: the visitor may have

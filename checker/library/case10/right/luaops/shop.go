@@ -24,6 +24,10 @@ import (
 // ErrConflict is a fill whose lease was ended: a write came between.
 var ErrConflict = errors.New("shop: conflict: lease ended")
 
+// errReadFailed is a fill whose database read failed with its visitor
+// still there.
+var errReadFailed = errors.New("shop: read failed")
+
 // ErrBusy is a wait that ran out.
 var ErrBusy = errors.New("shop: busy, try again")
 
@@ -94,7 +98,12 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			return strconv.Atoi(strings.TrimPrefix(got, "hit:"))
 		case got == "lease":
 			price, err := s.fill(ctx, book, token)
-			if err != nil && !errors.Is(err, ErrConflict) {
+			switch {
+			case errors.Is(err, errReadFailed):
+				// Keep the lease 200 ms: the fleet's backoff from a
+				// failing database.
+				s.holdLeaseFor(ctx, book, token, 200*time.Millisecond)
+			case err != nil && !errors.Is(err, ErrConflict):
 				s.dropLease(ctx, book, token) // nobody will fill under it
 			}
 			if !errors.Is(err, ErrConflict) {
@@ -118,6 +127,13 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	}
 }
 
+// holdLeaseFor shortens the caller's lease to d, after a failed read.
+func (s *Shop) holdLeaseFor(ctx context.Context, book, token string, d time.Duration) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, s.lease)
+	defer cancel()
+	prolongIfMine.Run(ctx, s.rdb, s.keys(book), token, d.Milliseconds())
+}
+
 // dropLease ends the caller's lease after a failed fill, on a context of
 // its own (the visitor may be gone) bounded by the lease's own life.
 func (s *Shop) dropLease(ctx context.Context, book, token string) {
@@ -137,6 +153,9 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 	cancel()
 	<-held
 	if err != nil {
+		if ctx.Err() == nil {
+			return 0, fmt.Errorf("%w: %w", errReadFailed, err)
+		}
 		return 0, err
 	}
 	res, err := fillUnderLease.Run(ctx, s.rdb, s.keys(book), token, row.Price, s.ttl.Milliseconds()).Text()

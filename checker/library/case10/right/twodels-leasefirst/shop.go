@@ -82,10 +82,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 				return price, nil
 			}
 			if !errors.Is(err, ErrConflict) {
-				// The read failed or its visitor left: nobody will fill
-				// under this lease, so let the others read at once rather
-				// than wait out its time to live.
-				s.letGo(ctx, book, token)
+				// Nobody will fill under this lease. After a database
+				// failure it stays a quarter second (the fleet's backoff);
+				// otherwise it goes now.
+				if errors.Is(err, errDatabase) {
+					s.expireSoon(ctx, book, token)
+				} else {
+					s.letGo(ctx, book, token)
+				}
 				return 0, err
 			}
 			// A write came between: read again at once, but within the
@@ -126,6 +130,9 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 	cancel()
 	k.wait()
 	if err != nil {
+		if ctx.Err() == nil {
+			return 0, fmt.Errorf("%w: %w", errDatabase, err)
+		}
 		return 0, err
 	}
 	stored, err := fillIfLeased.Run(ctx, s.rdb, []string{priceKey(book), leaseKey(book)},
@@ -150,6 +157,16 @@ end
 redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
 redis.call("DEL", KEYS[2])
 return 1`)
+
+// errDatabase is a fill whose read of the row failed.
+var errDatabase = errors.New("shop: the database failed")
+
+// expireSoon leaves the caller's lease a quarter second to live.
+func (s *Shop) expireSoon(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	_ = renew.Run(ctx, s.rdb, []string{leaseKey(book)}, token, 250).Err()
+}
 
 // keeper renews a lease while its filler reads.
 type keeper struct{ done chan struct{} }

@@ -93,7 +93,11 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		}
 		if won {
 			price, stored, err := s.fill(ctx, book)
-			s.unlock(ctx, book, token)
+			if err != nil && ctx.Err() == nil && !isRedis(err) {
+				s.backOff(ctx, book, token) // the database failed
+			} else {
+				s.unlock(ctx, book, token)
+			}
 			if err != nil || stored {
 				return price, err
 			}
@@ -121,6 +125,23 @@ func (s *Shop) unlock(ctx context.Context, book, token string) {
 	defer cancel()
 	release.Run(ctx, s.rdb, []string{"lock:" + book}, token)
 }
+
+// isRedis reports whether a fill failed in Redis rather than in the
+// database: the fill wraps Redis's errors with "shop:".
+func isRedis(err error) bool { return strings.HasPrefix(err.Error(), "shop:") }
+
+// backOff leaves the lock to expire in half a second instead of releasing
+// it: a failing database is read by the fleet twice a second, not by
+// every visitor.
+func (s *Shop) backOff(ctx context.Context, book, token string) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	defer cancel()
+	shorten.Run(ctx, s.rdb, []string{"lock:" + book}, token, 500)
+}
+
+var shorten = redis.NewScript(`
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call("PEXPIRE", KEYS[1], ARGV[2])`)
 
 func (s *Shop) fill(ctx context.Context, book string) (int, bool, error) {
 	row, err := s.db.Row(ctx, book)

@@ -82,10 +82,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 				return price, nil
 			}
 			if !errors.Is(err, ErrConflict) {
-				// The read failed or its visitor left: nobody will fill
-				// under this lease, so let the others read at once rather
-				// than wait out its time to live.
-				s.letGo(ctx, book, token)
+				// Nobody will fill under this lease: let it go, at once or,
+				// when the database failed, in 400 ms, so that a failing
+				// database is not read by every visitor.
+				var after time.Duration
+				if errors.Is(err, errNoRow) {
+					after = 400 * time.Millisecond
+				}
+				s.letGo(ctx, book, token, after)
 				return 0, err
 			}
 			// A write came between: read again at once, but within the
@@ -117,11 +121,14 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
 		return 0, err
 	}
 	if ok {
-		s.letGo(ctx, book, token)
+		s.letGo(ctx, book, token, 0)
 		return price, nil
 	}
 	row, err := s.readKeepingLease(ctx, book, token)
 	if err != nil {
+		if ctx.Err() == nil {
+			return 0, fmt.Errorf("%w (%s): %w", errNoRow, book, err)
+		}
 		return 0, err
 	}
 	stored, err := fillIfLeased.Run(ctx, s.rdb, []string{priceKey(book), leaseKey(book)},
@@ -221,16 +228,25 @@ func priceKey(book string) string { return "price:{" + book + "}" }
 
 func leaseKey(book string) string { return "lease:price:{" + book + "}" }
 
-// letGo ends the caller's lease after a fill that failed. It runs on a
-// context of its own, since the visitor's may be why the fill failed (it
-// left, or its deadline passed), and gives up once the lease would have
-// expired anyway. The script leaves a lease that is no longer the
-// caller's: its own may have expired and another filler taken over.
-func (s *Shop) letGo(ctx context.Context, book, token string) {
+// errNoRow is a fill whose read of the row failed, its visitor still
+// there: the database is down or stuck.
+var errNoRow = errors.New("shop: the database did not give the row")
+
+// letGo ends the caller's lease after a fill that failed, now, or after
+// the given time when it is not zero. It runs on a context of its own,
+// since the visitor's may be why the fill failed (it left, or its
+// deadline passed), and gives up once the lease would have expired
+// anyway. The scripts leave a lease that is no longer the caller's: its
+// own may have expired and another filler taken over.
+func (s *Shop) letGo(ctx context.Context, book, token string, after time.Duration) {
 	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
 	defer cancel()
 	// Best effort: if Redis cannot be reached now, the lease's time to
 	// live ends it.
+	if after > 0 {
+		_ = renewLease.Run(ctx, s.rdb, []string{leaseKey(book)}, token, after.Milliseconds()).Err()
+		return
+	}
 	_ = deleteIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token).Err()
 }
 
