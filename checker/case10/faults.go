@@ -21,7 +21,7 @@ import (
 // letGoInfo is the check that a filler who will not fill lets its lease go.
 var letGoInfo = check.Info{
 	ID:   "let-go",
-	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once",
+	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once (after a failed read, within a second)",
 	Catches: "a lease kept after a failed or cancelled read, or after a Redis command that failed after a good " +
 		"read or right after the lease (the second look), so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
 		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +

@@ -7,8 +7,9 @@
 // when the checker moves it, or a namespace of its own on a real server
 // (REDIS_URL), whose keys the World holds still in the scene's time (see
 // World.Advance). Every instance's client goes through a Tap, which logs
-// the commands it sends, can hold one until the checker lets it go, and
-// puts each key under the World's namespace. A Clock is the shops' clock:
+// the commands it sends, can hold one until the checker lets it go (or
+// all of them, Pause), fail one, and puts each key under the World's
+// namespace; faults.go lists the faults a scene can stage. A Clock is the shops' clock:
 // it stands still until the checker moves it. A Stage ties a World and a
 // Clock to a harness: it waits for the process to come to rest, and moves
 // Redis's clock and the shops' together (Settle, Drive, Elapse).
