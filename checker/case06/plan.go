@@ -18,6 +18,7 @@ type Plan struct {
 	gate  *harness.Gate // when set, every query waits here
 	shelf string        // when set, only this shelf's queries wait at gate
 	fail  error         // when set, every query fails with it
+	boom  any           // when set, every query panics with it
 	only  string        // when set, only this shelf's queries fail
 	held  int           // queries that reached the gate since it was set
 	open  []time.Time   // when each query waiting at a gate now began
@@ -41,7 +42,7 @@ func (p *Plan) SetClock(c *fleet.Clock) {
 // fails, waits at the gate until it opens or its context ends, or passes.
 func (p *Plan) Hook(ctx context.Context, shelf string) error {
 	p.mu.Lock()
-	gate, fail := p.gate, p.fail
+	gate, fail, boom := p.gate, p.fail, p.boom
 	if p.shelf != "" && p.shelf != shelf {
 		gate = nil
 	}
@@ -52,6 +53,9 @@ func (p *Plan) Hook(ctx context.Context, shelf string) error {
 		p.held++
 	}
 	p.mu.Unlock()
+	if boom != nil {
+		panic(boom) // the driver's panic, on the goroutine that queried
+	}
 	if fail != nil {
 		return fail
 	}
@@ -115,6 +119,14 @@ func (p *Plan) Open() {
 	for _, g := range gates {
 		g.Open()
 	}
+}
+
+// Panic makes every later query panic with v, as a database driver's bug
+// does, on the goroutine that queried (nil: pass again).
+func (p *Plan) Panic(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.boom = v
 }
 
 // Fail makes every later query fail with err (nil: succeed again).

@@ -63,6 +63,8 @@ var checks = []harness.Check[NewShop]{
 	{Info: storeRefusedInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return StoreRefused(h, mk.lock()) }},
 	{Info: failsFastInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return FailsFast(h, mk.lock()) }},
 	{Info: stalledLockInfo, Run: StalledLock},
+	{Info: readOnlyInfo, Run: ReadOnly},
+	{Info: rebuildPanicsInfo, Run: RebuildPanics},
 	{Info: skewedClockInfo, Run: SkewedClock},
 	{Info: ExploreInfo, Run: Explore},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
