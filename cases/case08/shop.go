@@ -31,6 +31,9 @@
 //     10 s of the shop's clock, its wait for a connection and its query
 //     alike; a page the database gave is served even when Redis will not
 //     store it.
+//   - A query may fail, or panic (a driver's bug): either way its readers
+//     get an error, the next reader of the page queries again, and the
+//     rebuild gives back what it took (case 5's lesson).
 package case08
 
 import (

@@ -49,16 +49,20 @@ type failed struct {
 }
 
 // afterFailures plays the failure scene. First every query of events 1 to
-// 25 fails at once, with two readers each. Once they have all returned, the
+// 25 fails at once (or, with panics set, panics, as a driver's bug does,
+// on the goroutine that queried), with two readers each. Once they have all returned, the
 // database answers again: one reader comes for each page of ids. With held
 // set, every query is held at the gate while hold passes on the shop's
 // clock, and counted, before the gate opens; else none is held. Then the
 // scene runs to its end.
-func afterFailures(h *harness.H, newShop NewShop, ids []int, held bool) (c failed) {
+func afterFailures(h *harness.H, newShop NewShop, ids []int, held, panics bool) (c failed) {
 	var down atomic.Bool
 	down.Store(true)
 	hook := func(s *scene, ctx context.Context, id int) error {
 		if id <= failPages && down.Load() {
+			if panics {
+				panic(errFailed)
+			}
 			return errFailed
 		}
 		return s.gate.Wait(ctx)
@@ -104,7 +108,7 @@ func afterFailures(h *harness.H, newShop NewShop, ids []int, held bool) (c faile
 // flight table, a failure remembered in Redis, and a slot that a failed
 // query keeps: 25 failures leave none of the pool's 20.
 func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
-	c := afterFailures(h, newShop, events.IDs(failPages), false)
+	c := afterFailures(h, newShop, events.IDs(failPages), false, false)
 	if c.fail.Message != "" {
 		return c.fail
 	}
@@ -114,7 +118,19 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 			"the table, store nothing for it, give back its slot once, and let the page's next reader query again",
 			failPages, v.Message))
 	}
-	return check.Passed(fmt.Sprintf("%d readers after failed queries, each with its page", len(c.ids)))
+	// The same, with queries that panic: a slot given back by hand after
+	// the query is never given back by one that panics.
+	c = afterFailures(h, newShop, events.IDs(failPages), false, true)
+	if c.fail.Message != "" {
+		return c.fail
+	}
+	if v := allGot(c.after.Outcomes(), c.ids); !v.Pass {
+		return check.Failed(v.Figure+" after panics", fmt.Sprintf("every query of events 1 to %d panicked (a driver's "+
+			"bug), and every reader of those had returned; then the database answered again, and %s. A query that "+
+			"panics must give back what it took as one that fails does: its slot in a defer, its flight off the table, "+
+			"and its readers told (case 5)", failPages, v.Message))
+	}
+	return check.Passed(fmt.Sprintf("%d readers after failed queries, and %d after panicking ones, each with its page", len(c.ids), len(c.ids)))
 }
 
 // SlotsAfterFailure checks that after failed queries the database still
@@ -124,7 +140,7 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 // twice. A shop that is past the bound in a cold start with no failure
 // fails too, told so rather than of a double release.
 func SlotsAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
-	c := afterFailures(h, newShop, events.IDs(failPages + freshPages)[failPages:], true)
+	c := afterFailures(h, newShop, events.IDs(failPages + freshPages)[failPages:], true, false)
 	if c.fail.Message != "" && c.most == 0 {
 		return c.fail
 	}

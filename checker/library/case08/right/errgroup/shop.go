@@ -123,14 +123,20 @@ func (s *Shop) join(id int) *flight {
 }
 
 // rebuild works for whoever is waiting, so no reader's context ends it;
-// a hung database does, after 8 s, which gives the group's slot back.
-func (s *Shop) rebuild(id int) (string, error) {
+// a hung database does, after 8 s, which gives the group's slot back. A
+// panicking query is its readers' error, not the end of the process.
+func (s *Shop) rebuild(id int) (page string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			page, err = "", fmt.Errorf("event %d: the query panicked: %v", id, r)
+		}
+	}()
 	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 8*time.Second)
 	defer cancel()
 	if page, err := s.rdb.Get(ctx, keyOf(id)).Result(); err == nil {
 		return page, nil
 	}
-	page, err := s.db.Page(ctx, id)
+	page, err = s.db.Page(ctx, id)
 	if err != nil {
 		return "", fmt.Errorf("event %d: %w", id, err)
 	}

@@ -92,7 +92,13 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 	if !errors.Is(err, redis.Nil) {
 		return "", err
 	}
-	ch := s.group.DoChan(fmt.Sprint(id), func() (any, error) {
+	ch := s.group.DoChan(fmt.Sprint(id), func() (v any, err error) {
+		// DoChan would panic again on a goroutine nobody can recover.
+		defer func() {
+			if r := recover(); r != nil {
+				v, err = nil, fmt.Errorf("shop: loading event %d panicked: %v", id, r)
+			}
+		}()
 		// Detached from the reader, bounded on its own.
 		lctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clk, 3*time.Second)
 		defer cancel()

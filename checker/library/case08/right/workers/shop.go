@@ -97,13 +97,19 @@ func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
 
 // fetch runs on a worker, for whoever waits: it has 10 s, the longest a
 // hung query may keep the worker.
-func (s *Shop) fetch(id int) (string, error) {
+func (s *Shop) fetch(id int) (page string, err error) {
+	// A query that panics must not take the worker, or the process, down.
+	defer func() {
+		if r := recover(); r != nil {
+			page, err = "", fmt.Errorf("page %d: query panicked: %v", id, r)
+		}
+	}()
 	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 10*time.Second)
 	defer cancel()
 	if page, err := s.rdb.Get(ctx, cacheKey(id)).Result(); err == nil {
 		return page, nil
 	}
-	page, err := s.db.Page(ctx, id)
+	page, err = s.db.Page(ctx, id)
 	if err != nil {
 		return "", err
 	}
