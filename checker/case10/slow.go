@@ -87,10 +87,11 @@ const (
 
 // SlowRead checks that a live filler keeps its lease while it reads. In
 // the first scene every read of the row takes slowRead, longer than the
-// reference's lease and within the contract; shop-1's visitor misses and reads, and a visitor on shop-2 comes
-// in the middle of it. No write comes, so shop-1's visitor must get the
-// price, and the cache must hold it after: a later visitor gets it with no
-// read of the row. In the second scene, as slow, a write on shop-3
+// reference's lease and within the contract; shop-1's visitor misses and
+// reads, and a visitor on shop-2 comes in the middle of it. No write
+// comes, so shop-1's visitor must get the price, and the cache must hold
+// it after: a later visitor gets it with no read of the row; and then,
+// every visitor back, no instance may send Redis anything more. In the second scene, as slow, a write on shop-3
 // commits in the middle of shop-1's read, and right after it a visitor on
 // shop-2 misses and reads the new row; what shop-1 read before the commit
 // must not be stored, and a visitor after both gets the new price. It
