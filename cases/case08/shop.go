@@ -34,6 +34,8 @@
 //   - A query may fail, or panic (a driver's bug): either way its readers
 //     get an error, the next reader of the page queries again, and the
 //     rebuild gives back what it took (case 5's lesson).
+//   - A Redis error is not a miss: while Redis fails, a page's readers
+//     must not each query the database (at most one query a second).
 package case08
 
 import (

@@ -58,6 +58,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a rebuild with no deadline (hung-no-deadline: 20 hung queries hold the pool for ever), a deadline on the wait for a connection only (hung-slot-deadline-only), a deadline past 10 s (hung-long-deadline), a flight that stops waiting for a query it leaves running (hung-abandoned-query), and a fresh deadline for each retry of the query (hung-retry-fresh-deadline)"}, Run: HungQuery},
 	{Info: check.Info{ID: "store-refused", Name: "a page the database gave is served even when Redis refuses to store it",
 		Catches: "a failed SET turned into every waiter's error, throwing a good page away (store-error-drops-page), and the page returned with the error (store-error-with-page)"}, Run: StoreRefused},
+	{Info: redisDownInfo, Run: RedisDown},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"}, Run: Busy},
 	{Info: ExploreInfo, Run: Explore},

@@ -543,3 +543,58 @@ func learnBudget(h *harness.H, newShop NewShop) (time.Duration, check.Verdict) {
 	}
 	return budget, check.Passed("")
 }
+
+// redisDownInfo is the check that a Redis outage is not a stampede on the
+// database.
+var redisDownInfo = check.Info{
+	ID:   "redis-down",
+	Name: "while Redis fails every command, the database gets at most one query a second for a page, however many readers come for it",
+	Catches: "a Redis error read as a miss: during a Redis outage every reader of every page queries the database, " +
+		"and the outage of the cache becomes a stampede on what it protects",
+}
+
+// errRedisDown is what every command gets in RedisDown.
+var errRedisDown = errors.New("dial tcp 127.0.0.1:6379: connect: connection refused (planned by the checker)")
+
+// RedisDown checks that a Redis outage does not send every reader to the
+// database: every command the shop sends Redis fails, and a reader of one
+// page comes every 50 ms for a second, each after the one before has
+// returned. Each may get an error or the page; the page's queries may be
+// at most one a second, and one more. It catches a Redis error read as a
+// miss.
+func RedisDown(h *harness.H, newShop NewShop) check.Verdict {
+	const readers, every, id = 20, 50 * time.Millisecond, 1
+	t := fleet.NewTap(nil)
+	t.Fail(func(c fleet.Command) bool { return len(c.Keys) > 0 }, errRedisDown, -1)
+	s, err := newSceneOn(h, newShop, t, false, nil)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	for range readers {
+		c := s.read([]int{id})
+		if err := s.Drive(c.Done, maxBudget); err != nil {
+			return waitVerdict(err, "a reader, with Redis down,")
+		}
+		if o := c.Outcomes()[0]; o.Panic != "" {
+			return check.Failed("", fmt.Sprintf("the reader of event %d panicked: %s", id, o.Panic))
+		} else if o.Err == nil {
+			if v := allGot(c.Outcomes(), []int{id}); !v.Pass {
+				return v
+			}
+		}
+		if err := s.Elapse(every); err != nil {
+			return stuckVerdict(err)
+		}
+	}
+	q, limit := s.db.Queries(id), int(readers*every/time.Second)+1
+	figure := fmt.Sprintf("%s for %d readers of one page in %v, Redis down", count(q, "query", "queries"), readers, readers*every)
+	if q > limit {
+		return check.Failed(figure, fmt.Sprintf("every command the shop sent Redis failed (%v), and a reader of event %d "+
+			"came every %v; the database got %d queries for the page, more than one a second. A Redis error is not a "+
+			"miss: the page may well be there, and reading through to the database for every reader turns an outage of "+
+			"the cache into a stampede on the database. Return the error (or serve through one flight, and not once "+
+			"per reader)", errRedisDown, id, every, q))
+	}
+	return check.Passed(figure)
+}

@@ -103,6 +103,7 @@ var _ = register(8,
 	// slot: hung-query finds the pool empty after the hang.
 	entry{dir: "wrong/slot-leak-on-error", fails: []string{"failed-again", "hung-query"}},
 	entry{dir: "wrong/slot-leak-on-panic", fails: []string{"failed-again"}},
+	entry{dir: "wrong/redis-error-as-miss", fails: []string{"redis-down"}},
 	// Held out too: one budget for the whole flight, from its first reader.
 	entry{dir: "wrong/flight-budget", fails: []string{"late-reader"}},
 	// Faults (checker/case08/faults.go): a database that hangs twenty
