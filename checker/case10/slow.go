@@ -151,6 +151,20 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Elapse(slowRead / 4); err != nil {
 		return stuckVerdict(err)
 	}
+	// Renewed by now, if it is renewed at all: no renewal may give a lease
+	// more than a lease may have.
+	keys, err := s.World.Keys(h.Context())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	for _, k := range keys {
+		if k.Forever || k.TTL > maxLease {
+			return check.Failed(k.Name+" "+ttlText(k), fmt.Sprintf("%v into shop-1's read of the row, with nothing in "+
+				"Redis but what its filler keeps, %s had %s: a lease lives at most %v, renewals included, since a "+
+				"filler that dies right after renewing holds the book that long. Renew it to its own time to live",
+				slowRead/4, k.Name, ttlText(k), maxLease))
+		}
+	}
 	r2 := s.Read(1)
 	if err := s.Drive(func() bool { return r1.Done() && r2.Done() }, slowRead+patience); err != nil {
 		return waitVerdict(err, "the visitors, with every read of the row taking "+slowRead.String()+",")
@@ -370,7 +384,7 @@ func HungRead(h *harness.H, newShop NewShop) check.Verdict {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
-	s.Read(0)
+	r1 := s.Read(0)
 	if err := s.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
@@ -379,6 +393,13 @@ func HungRead(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	if err := s.Elapse(hungWithin); err != nil {
 		return stuckVerdict(err)
+	}
+	if !r1.Done() {
+		return check.Failed(fmt.Sprintf("a read open after %v", hungWithin), fmt.Sprintf("shop-1's visitor missed and read "+
+			"the row, and the database never answered; it had no deadline of its own, and %v later it was still "+
+			"waiting for that read. A read with no answer after %v will not end: give it a deadline of its own "+
+			"(the contract: between %v and %v), and when it passes return the error and let the lease go",
+			hungWithin, hungRead, slowestRead, hungRead))
 	}
 	held := s.Cached()
 	r2 := s.Read(1)

@@ -130,7 +130,11 @@ func (s *Shop) fill(ctx context.Context, book string) (int, error) {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return 0, fmt.Errorf("shop: reading the epoch of %s: %w", book, err)
 	}
-	row, err := s.db.Row(ctx, book)
+	// A read that has not answered in 15 s will not: give it up, and the
+	// visitor its error.
+	rctx, cancel := clock.WithTimeout(ctx, s.clock, 15*time.Second)
+	defer cancel()
+	row, err := s.db.Row(rctx, book)
 	if err != nil {
 		if ctx.Err() == nil {
 			err = fmt.Errorf("%w: %w", errDB, err)

@@ -144,7 +144,9 @@ if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call("PEXPIRE", KEYS[1], ARGV[2])`)
 
 func (s *Shop) fill(ctx context.Context, book string) (int, bool, error) {
-	row, err := s.db.Row(ctx, book)
+	rctx, cancel := clock.WithTimeout(ctx, s.clock, 12*time.Second) // a read that long is stuck, not slow
+	defer cancel()
+	row, err := s.db.Row(rctx, book)
 	if err != nil {
 		return 0, false, err
 	}
