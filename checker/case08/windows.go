@@ -276,7 +276,19 @@ func Outage(h *harness.H, newShop NewShop) check.Verdict {
 				"(wrap it with %%w) nor a *TryAgain", ids[i], o.Err))
 		}
 	}
-	return check.Passed(fmt.Sprintf("%d readers answered within %v of an outage", len(ids), s.clk.Now().Sub(start)))
+	// One query per page's flight: a flight that tries a failed query
+	// again at once multiplies the load on a database already failing.
+	if q := s.db.Total(); q > n {
+		why := "a failed query was tried again at once. A failure goes back to the readers (the next reader queries " +
+			"again); retrying it at once, with no wait, sends a failing database the same load again and again"
+		if q <= len(ids) {
+			why = "the two readers of a page queried each on its own, with no flight for them to share (see once)"
+		}
+		return check.Failed(fmt.Sprintf("%d queries for %d pages", q, n), fmt.Sprintf("the database failed every query "+
+			"(after %v each), and %d readers came for %d pages, two for each; the database got %d queries, more than one "+
+			"per page: %s", outageCost, len(ids), n, q, why))
+	}
+	return check.Passed(fmt.Sprintf("%d readers answered within %v of an outage, one query per page", len(ids), s.clk.Now().Sub(start)))
 }
 
 // SlowWrite checks that a slow Redis write of one page holds up no other
