@@ -241,11 +241,7 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Elapse(maxLease + 10*time.Millisecond); err != nil {
 		return stuckVerdict(err)
 	}
-	w := s.Write(1, newPrice)
-	if err := s.Drive(w.Done, patience); err != nil {
-		return waitVerdict(err, "shop-2's write was")
-	}
-	if v := wrote(w, "shop-2's write"); !v.Pass {
+	if v := s.WriteDone(1, newPrice); !v.Pass {
 		return v
 	}
 	r2 := s.Read(2)

@@ -154,6 +154,18 @@ func (s *scene) Write(i, price int) *harness.Crowd[int] {
 	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, book, price) })
 }
 
+// WriteDone has instance i set the book's price and drives the scene until
+// the write returns; the verdict fails when it did not return, or returned
+// an error.
+func (s *scene) WriteDone(i, price int) check.Verdict {
+	who := fmt.Sprintf("shop-%d's write", i+1)
+	w := s.Write(i, price)
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, who+" was")
+	}
+	return wrote(w, who)
+}
+
 // visit starts a crowd and waits until every visitor has started.
 func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Crowd[int] {
 	var started atomic.Int64

@@ -227,11 +227,7 @@ func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Elapse(slowWrite); err != nil {
 		return stuckVerdict(err)
 	}
-	w := s.Write(2, newPrice)
-	if err := s.Drive(w.Done, patience); err != nil {
-		return waitVerdict(err, "shop-3's write was")
-	}
-	if v := wrote(w, "shop-3's write"); !v.Pass {
+	if v := s.WriteDone(2, newPrice); !v.Pass {
 		return v
 	}
 	r2 := s.Read(1)
