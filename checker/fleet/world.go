@@ -41,6 +41,11 @@ type World struct {
 	// the keys they write side by side, and a move of the clock waits
 	// until none is holding.
 	timeMu sync.RWMutex
+	// stillMu makes each holdStill one step: its look at the server and
+	// its note in held. Two side by side could otherwise note out of
+	// order, and a hold that found a key gone would forget it after the
+	// next write's hold had noted it, leaving it an hour to live.
+	stillMu sync.Mutex
 	// held is, on a real server, the time to live each key has in the
 	// scene: Redis's clock runs while the checker works, and the scene's
 	// must not. Such a key carries stillExtra more on the server, so it
@@ -152,6 +157,8 @@ func (w *World) holdStill(ctx context.Context, names []string, all bool) {
 	if all {
 		pattern = w.ns + "*"
 	}
+	w.stillMu.Lock()
+	defer w.stillMu.Unlock()
 	found, err := stillScript.Run(ctx, w.admin, full, stillExtra.Milliseconds(), (stillExtra / 2).Milliseconds(), pattern).Slice()
 	if err != nil {
 		return // the check's own listing will say so
@@ -464,6 +471,9 @@ func (w *World) Advance(ctx context.Context, d time.Duration, keep []Key) error 
 			}
 		case k.TTL <= d:
 			err = w.admin.Del(ctx, w.ns+k.Name).Err()
+			w.mu.Lock()
+			delete(w.held, k.Name)
+			w.mu.Unlock()
 		default:
 			err = w.hold(ctx, k.Name, k.TTL-d)
 		}
