@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,7 +27,9 @@ var letGoInfo = check.Info{
 	Catches: "a lease kept after a failed or cancelled read, or after a Redis command that failed after a good " +
 		"read or right after the lease (the second look), so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
 		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +
-		"one let go with a plain DEL, which ends the lease of the filler who took over",
+		"one let go with a plain DEL, which ends the lease of the filler who took over; and a backoff after a " +
+		"failed read that shortens the lease with a plain PEXPIRE, which cuts the lease of the filler who took " +
+		"over (wrong/backoff-plain-pexpire)",
 }
 
 // writerLeavesInfo is the check that a write's delete does not depend on
@@ -103,12 +107,14 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v // a failure, or a skip: code that takes no lease
 		}
 	}
-	if v := ownLeaseOnly(h, newShop); !v.Pass {
-		return v
+	for _, how := range []giveUp{visitorLeaves, readFails} {
+		if v := ownLeaseOnly(h, newShop, how); !v.Pass {
+			return v
+		}
 	}
 	return check.Passed("after a failed read, a visitor who left in the middle of one, a Redis command that " +
 		"failed after one and one that failed right after the lease, the next visitor read at once; a lease " +
-		"taken over was left to its new holder")
+		"taken over was left to its new holder, whether the old one's visitor left or its read failed")
 }
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
@@ -224,21 +230,32 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	return check.Passed("")
 }
 
-// ownLeaseOnly is LetGo's last scene: shop-1's visitor takes the lease and
-// reads, and then shop-1 freezes (a long pause of the process, or a
+// ownLeaseOnly is LetGo's last scenes: shop-1's visitor takes the lease
+// and reads, and then shop-1 freezes (a long pause of the process, or a
 // partition): none of its commands reaches Redis, so whatever keeps its
 // lease alive cannot. Past any lease (maxLease), shop-2's visitor takes a
-// new lease and reads in turn, held there. Then shop-1's visitor leaves,
-// and shop-1 comes back. Giving up, shop-1 may end its own lease, which has
-// expired, and nothing that another filler holds: every key Redis held
-// before it came back must be there after, as it was.
-func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(1, 2), holdCalls())
+// new lease and reads in turn, held there. Then shop-1 gives up as how
+// says (its visitor leaves, or its read fails, after which it may keep its
+// lease a moment as a backoff), and comes back. Giving up, shop-1 may end
+// or shorten its own lease, which has expired, and nothing another filler
+// holds: every key Redis held before it came back must be there after, as
+// it was and with the time to live it had (the shops' clock has not
+// moved meanwhile).
+func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
+	reads := holdCalls(1, 2)
+	gaveUp := "shop-1's visitor left"
+	if how == readFails {
+		// The first read to get past its gate is shop-1's: it fails.
+		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
+		gaveUp = "shop-1's read failed (" + errDown.Error() + ")"
+	}
+	s, err := newScene(h, newShop, 2, reads, holdCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	r1, leave := s.ReadLeaving(0)
+	defer leave()
 	if err := s.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
@@ -260,40 +277,75 @@ func ownLeaseOnly(h *harness.H, newShop NewShop) check.Verdict {
 			"cannot renew it: it lives at most %v unrenewed, and past it another visitor takes over. Redis held: %s",
 			maxLease, describe(r2.Outcomes()[0]), maxLease, s.Cached()))
 	}
-	// Shop-2 is slow, not dead: its lease must not age while shop-1 leaves.
+	// Shop-2 is slow, not dead: its lease must not age while shop-1 gives up.
 	if err := s.KeepAlive(); err != nil {
 		return fleet.Unreachable(err)
 	}
 	ctx := h.Context()
-	before := map[string]string{}
-	for _, k := range s.Keep {
-		if v, ok, err := s.World.Get(ctx, k.Name); err == nil && ok {
-			before[k.Name] = v
+	type seen struct {
+		value string
+		ttl   time.Duration
+	}
+	look := func() (map[string]seen, error) {
+		keys, err := s.World.Keys(ctx)
+		if err != nil {
+			return nil, err
 		}
+		out := map[string]seen{}
+		for _, k := range keys {
+			v, ok, err := s.World.Get(ctx, k.Name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[k.Name] = seen{v, k.TTL}
+			}
+		}
+		return out, nil
+	}
+	before, err := look()
+	if err != nil {
+		return fleet.Unreachable(err)
 	}
 	held := s.Cached()
-	leave()
-	// Shop-1 comes back once its visitor's leaving has reached it: what it
-	// sends then is what a filler whose visitor left sends, in every run.
+	if how == readFails {
+		s.reads.Gate(1).Open()
+	} else {
+		leave()
+	}
+	// Shop-1 comes back once its giving up has reached it: what it sends
+	// then is what a filler that gave up sends, in every run. The clock
+	// stays still until every key is compared, so a time to live that
+	// changed was changed by shop-1.
 	if err := s.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
 	resume()
-	if err := s.Drive(r1.Done, patience); err != nil {
-		return waitVerdict(err, "shop-1's visitor, after it left, was")
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
 	}
-	for name, was := range before {
-		v, ok, err := s.World.Get(ctx, name)
-		if err != nil {
-			return fleet.Unreachable(err)
+	after, err := look()
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(before)) {
+		was, now := before[name], after[name]
+		if _, ok := after[name]; ok && now.value == was.value && now.ttl >= was.ttl-time.Millisecond {
+			continue
 		}
-		if !ok || v != was {
-			return check.Failed(name+" taken away", fmt.Sprintf("shop-1 froze while it read, past its lease; shop-2's visitor "+
-				"took a new lease and was reading; then shop-1's visitor left, shop-1 came back, and it changed %s, which "+
-				"it no longer held. Redis held before: %s; after: %s. A filler may end or renew its own lease "+
-				"only: delete or renew it in a script that checks the token, not with a plain DEL or SET, which end or "+
-				"take whichever lease is there and let the next visitor read beside its holder", name, held, s.Cached()))
+		what, figure := "took away", name+" taken away"
+		if _, ok := after[name]; ok {
+			what, figure = "changed", name+" changed"
 		}
+		return check.Failed(figure, fmt.Sprintf("shop-1 froze while it read, past its lease; "+
+			"shop-2's visitor took a new lease and was reading; then %s, shop-1 came back, and it %s %s, which it no "+
+			"longer held. Redis held before: %s; after: %s. A filler may end, renew or shorten its own lease only: "+
+			"do it in a script that checks the token, not with a plain DEL, SET or PEXPIRE, which end, take or cut "+
+			"whichever lease is there and let the next visitor read beside its holder", gaveUp, what, name, held,
+			s.Cached()))
+	}
+	if err := s.Drive(r1.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, after "+gaveUp+", was")
 	}
 	s.reads.Gate(2).Open()
 	if err := s.Drive(r2.Done, patience); err != nil {

@@ -42,19 +42,24 @@ var hungReadInfo = check.Info{
 // dbDownInfo is the check that a fleet backs off from a failing database.
 var dbDownInfo = check.Info{
 	ID: "db-down",
-	Name: "while the database fails every read, the fleet reads it at most 10 times a second, not once per visitor, " +
-		"every visitor returns within its budget, and once it is back the price is served again within a second",
+	Name: "while the database fails every read, the fleet reads it at most 10 times a second, not once per visitor " +
+		"nor once per instance (8 instances, a visitor on each every 50 ms), every visitor returns within its " +
+		"budget, and once it is back the price is served again within a second",
 	Catches: "a failed read that lets its lease go at once, so that every visitor reads the failing database and " +
 		"an outage becomes a stampede; a filler that retries a failing read at once, with no wait on the clock; " +
-		"and a backoff that outlasts the outage",
+		"a backoff kept in each instance's memory, so that the fleet's reads grow with its instances " +
+		"(wrong/backoff-in-memory); and a backoff that outlasts the outage",
 }
 
 // The scene of DatabaseDown.
 const (
 	// downFor is how long the database fails every read, and downEvery
-	// how often a visitor comes meanwhile, on the instances in turn.
+	// how often a visitor comes meanwhile to each of downShops instances:
+	// enough instances that a backoff each keeps for itself (one read per
+	// instance every half second) reads more than the whole fleet may.
 	downFor   = 3 * time.Second
 	downEvery = 50 * time.Millisecond
+	downShops = 8
 	// downRate is how many reads a second the whole fleet may send a
 	// failing database; each instance may send one more.
 	downRate = 10
@@ -291,17 +296,18 @@ func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
 
 // DatabaseDown checks that the fleet backs off from a failing database.
 // For downFor every read of the row fails at once, while a visitor comes
-// every downEvery, on the three instances in turn: the fleet may read the
+// to each of downShops instances every downEvery: the fleet may read the
 // database at most downRate times a second (and once more per instance),
 // and every visitor must return within a visitor's bound, with an error
 // or the price. Then the database is back, and upWithin later a visitor
 // must get the price. It catches a failed read that lets its lease go at
 // once (every visitor reads the failing database), a filler that retries
 // a failed read at once (a loop the clock never moves: the grader stops
-// it), and a backoff longer than the outage.
+// it), a backoff each instance keeps in its own memory (its reads grow
+// with the instances), and a backoff longer than the outage.
 func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
 	reads := holdCalls()
-	s, err := newScene(h, newShop, 3, reads, holdCalls())
+	s, err := newScene(h, newShop, downShops, reads, holdCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -314,8 +320,10 @@ func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
 		return errDown
 	}
 	var crowds []*harness.Crowd[int]
-	for i := range int(downFor / downEvery) {
-		crowds = append(crowds, s.Read(i%len(s.shops)))
+	for range int(downFor / downEvery) {
+		for i := range s.shops {
+			crowds = append(crowds, s.Read(i))
+		}
 		if err := s.Elapse(downEvery); err != nil {
 			return downVerdict(err, "the visitors, with the database down,")
 		}
@@ -327,10 +335,11 @@ func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
 	figure := fmt.Sprintf("%s in %v of outage, %d visitors", count(n, "read"), downFor, len(crowds))
 	if n > limit {
 		return check.Failed(figure, fmt.Sprintf("for %v every read of the row failed at once (%s), while a visitor came "+
-			"every %v on one of %d instances; the fleet read the failing database %d times, more than %d a second. "+
-			"An outage read by every visitor becomes a stampede on the database the moment it comes back: after a "+
-			"failed read, keep the lease a moment (a quarter of a second, say) as the whole fleet's backoff, and "+
-			"return the error", downFor, errDown, downEvery, len(s.shops), n, downRate))
+			"to each of %d instances every %v; the fleet read the failing database %d times, more than %d a second "+
+			"(and one per instance). An outage read by every visitor, or by every instance, becomes a stampede on "+
+			"the database the moment it comes back, and grows with the fleet: after a failed read, keep the lease "+
+			"in Redis a moment (a quarter of a second, say) as the whole fleet's backoff, and return the error",
+			downFor, errDown, len(s.shops), downEvery, n, downRate))
 	}
 	for _, c := range crowds {
 		if o := c.Outcomes()[0]; o.Panic != "" {

@@ -91,6 +91,8 @@ var _ = register(10,
 	entry{dir: "wrong/writer-ctx-delete", fails: []string{"writer-leaves"}},
 	// A database that fails: the fleet backs off from it.
 	entry{dir: "wrong/failed-read-no-backoff", fails: []string{"db-down"}},
+	entry{dir: "wrong/backoff-in-memory", fails: []string{"db-down"}},
+	entry{dir: "wrong/backoff-plain-pexpire", fails: []string{"let-go"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas", skips: []string{"second-look-lets-go"}},
 	entry{dir: "right/fencing", skips: []string{"second-look-lets-go"}},

@@ -1,4 +1,16 @@
-// Package case10 is case 10 of the stampede lab: the stale set.
+// Package plainpexpire is a known-wrong answer to case 10, written blind
+// by a helper in issue 25's second round of fault-kind answers: right in
+// everything but one command. After a failed read of the row it keeps its
+// lease a moment as the fleet's backoff, but shortens it with a plain
+// PEXPIRE, not one checked against its token: if its lease had lapsed and
+// another filler took a new one, the backoff cuts the new holder's lease
+// to a quarter of a second in the middle of its read, and the next visitor
+// reads beside it.
+//
+// Verdict: fails "let-go" (its last scene: a frozen filler whose read
+// fails after another took the lease).
+//
+// The helper's own summary:
 //
 // My fix: cache-aside with leases in Redis.
 //
@@ -15,7 +27,7 @@
 //   - A filler that gives up lets its lease go at once (compare-and-delete);
 //     after a failed read of the row it keeps it 250 ms as the fleet's
 //     backoff from the database.
-package case10
+package plainpexpire
 
 import (
 	"context"
@@ -23,7 +35,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -44,7 +55,7 @@ const (
 	readTimeout = 10 * time.Second
 	// backoff is how long a failed read's lease is kept, so that the fleet
 	// reads a failing database a few times a second, not once per visitor.
-	backoff = 500 * time.Millisecond
+	backoff = 250 * time.Millisecond
 	// budget is how long a visitor waits for someone else's fill.
 	budget = time.Second
 	// pollEvery is how often a waiting visitor looks again.
@@ -59,16 +70,13 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
-
-	mu       sync.Mutex
-	downTill map[string]time.Time // book -> no reads of its row before then
 }
 
 // New returns an instance of the shop in a fleet that shares the database
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, downTill: make(map[string]time.Time)}
+	return &Shop{db: db, rdb: rdb, clock: clk}
 }
 
 // TryAgain is the answer for a visitor who waited longer than its budget
@@ -124,17 +132,6 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		if err != nil || ok {
 			return price, err
 		}
-		if s.backingOff(book) {
-			// The database failed a moment ago: wait like a visitor who
-			// found the lease taken.
-			if !s.clock.Now().Before(deadline) {
-				return 0, &TryAgain{After: 500 * time.Millisecond}
-			}
-			if err := s.clock.Sleep(ctx, pollEvery); err != nil {
-				return 0, err
-			}
-			continue
-		}
 		token := rand.Text()
 		got, err := s.rdb.SetNX(ctx, leaseKey(book), token, leaseTTL).Result()
 		if err != nil {
@@ -176,13 +173,16 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, bool, error) 
 	cancelRead()
 	if err != nil {
 		if ctx.Err() == nil {
-			// The database failed (or hung past our deadline): back off
-			// from it for a moment.
-			s.mu.Lock()
-			s.downTill[book] = s.clock.Now().Add(backoff)
-			s.mu.Unlock()
+			// The database failed (or hung past our deadline): keep the
+			// lease a moment as the fleet's backoff.
+			// PEXPIRE never creates a key, so it cannot bring back a
+			// lease a write ended: no script needed.
+			dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
+			s.rdb.PExpire(dctx, leaseKey(book), backoff)
+			cancel()
+		} else {
+			s.release(ctx, book, token)
 		}
-		s.release(ctx, book, token)
 		return 0, false, err
 	}
 
@@ -196,14 +196,6 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, bool, error) 
 		return 0, false, nil
 	}
 	return row.Price, true, nil
-}
-
-// backingOff reports whether this instance is backing off from the
-// database for book.
-func (s *Shop) backingOff(book string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.clock.Now().Before(s.downTill[book])
 }
 
 // keepalive renews the lease every third of its time to live while it
@@ -228,13 +220,6 @@ func (s *Shop) release(ctx context.Context, book, token string) {
 	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
 	defer cancel()
 	releaseScript.Run(dctx, s.rdb, []string{leaseKey(book)}, token)
-}
-
-// expire shortens the lease to d if it still holds token.
-func (s *Shop) expire(ctx context.Context, book, token string, d time.Duration) {
-	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
-	defer cancel()
-	expireScript.Run(dctx, s.rdb, []string{leaseKey(book)}, token, d.Milliseconds())
 }
 
 // SetPrice changes a book's price.

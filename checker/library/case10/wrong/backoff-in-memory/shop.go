@@ -1,4 +1,17 @@
-// Package case10 is case 10 of the stampede lab: the stale set.
+// Package inmemorybackoff is a known-wrong answer to case 10, written
+// blind by a helper in issue 25's second round of fault-kind answers: a
+// lease with a keepalive, a read deadline and a fill refused once a write
+// ends the lease, all right, but the backoff after a failed read is kept
+// in each instance's memory (half a second) while the Redis lease is let
+// go at once. Each instance backs off, not the fleet: N instances read a
+// failing database about 2N times a second, and an outage grows into a
+// stampede with the fleet. (On three instances, with the visitors shared
+// among them, it read 28 times in 3 s and passed; on eight, each with a
+// visitor every 50 ms, 70 against the 38 allowed.)
+//
+// Verdict: fails "db-down".
+//
+// The helper's own summary, which believes the backoff is the fleet's:
 //
 // My fix: cache-aside with leases in Redis.
 //
@@ -15,7 +28,7 @@
 //   - A filler that gives up lets its lease go at once (compare-and-delete);
 //     after a failed read of the row it keeps it 250 ms as the fleet's
 //     backoff from the database.
-package case10
+package inmemorybackoff
 
 import (
 	"context"
@@ -23,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -43,7 +57,7 @@ const (
 	readTimeout = 10 * time.Second
 	// backoff is how long a failed read's lease is kept, so that the fleet
 	// reads a failing database a few times a second, not once per visitor.
-	backoff = 250 * time.Millisecond
+	backoff = 500 * time.Millisecond
 	// budget is how long a visitor waits for someone else's fill.
 	budget = time.Second
 	// pollEvery is how often a waiting visitor looks again.
@@ -58,13 +72,16 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
+
+	mu       sync.Mutex
+	downTill map[string]time.Time // book -> no reads of its row before then
 }
 
 // New returns an instance of the shop in a fleet that shares the database
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk}
+	return &Shop{db: db, rdb: rdb, clock: clk, downTill: make(map[string]time.Time)}
 }
 
 // TryAgain is the answer for a visitor who waited longer than its budget
@@ -120,6 +137,17 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		if err != nil || ok {
 			return price, err
 		}
+		if s.backingOff(book) {
+			// The database failed a moment ago: wait like a visitor who
+			// found the lease taken.
+			if !s.clock.Now().Before(deadline) {
+				return 0, &TryAgain{After: 500 * time.Millisecond}
+			}
+			if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		token := rand.Text()
 		got, err := s.rdb.SetNX(ctx, leaseKey(book), token, leaseTTL).Result()
 		if err != nil {
@@ -161,16 +189,13 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, bool, error) 
 	cancelRead()
 	if err != nil {
 		if ctx.Err() == nil {
-			// The database failed (or hung past our deadline): keep the
-			// lease a moment as the fleet's backoff.
-			// PEXPIRE never creates a key, so it cannot bring back a
-			// lease a write ended: no script needed.
-			dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
-			s.rdb.PExpire(dctx, leaseKey(book), backoff)
-			cancel()
-		} else {
-			s.release(ctx, book, token)
+			// The database failed (or hung past our deadline): back off
+			// from it for a moment.
+			s.mu.Lock()
+			s.downTill[book] = s.clock.Now().Add(backoff)
+			s.mu.Unlock()
 		}
+		s.release(ctx, book, token)
 		return 0, false, err
 	}
 
@@ -184,6 +209,14 @@ func (s *Shop) fill(ctx context.Context, book, token string) (int, bool, error) 
 		return 0, false, nil
 	}
 	return row.Price, true, nil
+}
+
+// backingOff reports whether this instance is backing off from the
+// database for book.
+func (s *Shop) backingOff(book string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock.Now().Before(s.downTill[book])
 }
 
 // keepalive renews the lease every third of its time to live while it
@@ -208,6 +241,13 @@ func (s *Shop) release(ctx context.Context, book, token string) {
 	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
 	defer cancel()
 	releaseScript.Run(dctx, s.rdb, []string{leaseKey(book)}, token)
+}
+
+// expire shortens the lease to d if it still holds token.
+func (s *Shop) expire(ctx context.Context, book, token string, d time.Duration) {
+	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, detachedTimeout)
+	defer cancel()
+	expireScript.Run(dctx, s.rdb, []string{leaseKey(book)}, token, d.Milliseconds())
 }
 
 // SetPrice changes a book's price.
