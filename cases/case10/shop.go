@@ -34,9 +34,9 @@
 //   - A commit stands even if the visitor leaves during it: the write's
 //     delete after the commit must reach Redis all the same.
 //   - On a bad day the database is slow: a read of the row may take up to
-//     5 s, and a fill that waited that long must still be stored. A read
-//     with no answer after 20 s will not end: give it up by then, and let
-//     the lease go.
+//     5 s, and its answer up to 10 ms more on its way, and a fill that
+//     waited that long must still be stored. A read with no answer after
+//     20 s will not end: give it up by then, and let the lease go.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step (one command, one script, or MULTI/EXEC); a lease's is more than
 //     a read and at most 10 s, a price's at most a minute.

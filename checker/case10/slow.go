@@ -23,10 +23,10 @@ import (
 // the cache.
 var slowReadInfo = check.Info{
 	ID:   "slow-read",
-	Name: "a read of the row slower than the lease (4.5 s, within the contract's 5 s) still fills the cache, and one a write overtakes still cannot store what it read",
+	Name: "a read of the row slower than the lease (4.5 s, and the contract's slowest: 5 s, its reply 5 ms later) still fills the cache, and one a write overtakes still cannot store what it read",
 	Catches: "a lease that lapses under a filler that is still reading, so that every fill of a read slower than the " +
 		"lease is refused and the cache never fills while the database is slow; a read given up before the " +
-		"contract's 5 s; a lease kept alive with a plain SET, which brings back a lease a write has ended or " +
+		"contract's 5 s, or at exactly 5 s, as its answer arrives (wrong/read-deadline-5s); a lease kept alive with a plain SET, which brings back a lease a write has ended or " +
 		"takes the one another filler holds; and a keepalive that goes on after its read",
 }
 
@@ -74,6 +74,12 @@ const (
 	// before the filler must give it up.
 	slowestRead = 5 * time.Second
 	hungRead    = 20 * time.Second
+	// replyTime is how long, in SlowRead's last scene, the reply of a read
+	// of slowestRead takes on its way: within the contract's 10 ms, and
+	// short of it, so that a read bounded at exactly slowestRead gives it
+	// up, in every run, and one bounded at slowestRead and the contract's
+	// 10 ms keeps it, in every run (nothing else is due at its instant).
+	replyTime = 5 * time.Millisecond
 	// slowRead is how long every read of the row takes in SlowRead's
 	// scenes: longer than the reference's lease, within the contract, and
 	// short of slowestRead itself, so that a read bounded at exactly
@@ -110,25 +116,29 @@ func SlowRead(h *harness.H, newShop NewShop) check.Verdict {
 	if v := slowOvertaken(h, newShop); !v.Pass {
 		return v
 	}
-	return check.Passed(fmt.Sprintf("reads of %v: the slow fill was stored, and one a write overtook was refused", slowRead))
+	if v := slowestFills(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed(fmt.Sprintf("reads of %v: the slow fill was stored, and one a write overtook was refused; "+
+		"a read of %v, its reply %v later, was stored too", slowRead, slowestRead, replyTime))
 }
 
 // slowScene is a scene of three instances whose every read of the row
 // takes slowRead, with shop-1's visitor reading already.
 func slowScene(h *harness.H, newShop NewShop) (*scene, *harness.Crowd[int], check.Verdict) {
-	s, r1, _, v := slowSceneLeased(h, newShop)
+	s, r1, _, v := slowSceneLeased(h, newShop, slowRead)
 	return s, r1, v
 }
 
-// slowSceneLeased is slowScene, and says whether shop-1's visitor left a
-// key in Redis (a lease) before its read.
-func slowSceneLeased(h *harness.H, newShop NewShop) (*scene, *harness.Crowd[int], bool, check.Verdict) {
+// slowSceneLeased is slowScene with every read taking d, and says
+// whether shop-1's visitor left a key in Redis (a lease) before its read.
+func slowSceneLeased(h *harness.H, newShop NewShop, d time.Duration) (*scene, *harness.Crowd[int], bool, check.Verdict) {
 	reads := holdCalls()
 	s, err := newScene(h, newShop, 3, reads, holdCalls())
 	if err != nil {
 		return nil, nil, false, fleet.Unreachable(err)
 	}
-	reads.then = catalog.RowHook(fleet.Slow(s.Clock, slowRead)) // before any visitor comes
+	reads.then = catalog.RowHook(fleet.Slow(s.Clock, d)) // before any visitor comes
 	r1 := s.Read(0)
 	if err := s.Settle(); err != nil {
 		s.Close()
@@ -200,6 +210,38 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 	return quietAfter(s, figure)
 }
 
+// slowestFills is SlowRead's last scene: every read of the row takes the
+// contract's slowest, slowestRead, and its reply replyTime more. Shop-1's
+// visitor must get the price, and a visitor after it must get it with no
+// read of the row: a read's deadline set at exactly slowestRead gives up
+// the slowest read the contract promises to store.
+func slowestFills(h *harness.H, newShop NewShop) check.Verdict {
+	s, r1, _, v := slowSceneLeased(h, newShop, slowestRead+replyTime)
+	if !v.Pass {
+		return v
+	}
+	defer s.Close()
+	if err := s.Drive(r1.Done, slowestRead+patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, with its read of the row taking "+slowestRead.String()+",")
+	}
+	figure := fmt.Sprintf("a read of %v and %v", slowestRead, replyTime)
+	o := r1.Outcomes()[0]
+	before := s.RowReads()
+	fresh, err := s.Fresh()
+	if err != nil {
+		return waitVerdict(err, "a visitor after the slowest read was")
+	}
+	again := s.RowReads() - before
+	if o.Panic == "" && o.Err == nil && o.Value == oldPrice && again == 0 && fresh.Err == nil && fresh.Value == oldPrice {
+		return check.Passed("")
+	}
+	return check.Failed(figure, fmt.Sprintf("shop-1's visitor missed and read the row, which took the contract's "+
+		"slowest, %v, and its reply %v more; it got %s, and a visitor after it, on a fresh instance, got %s and read "+
+		"the row %s. The contract's slowest read must be stored, reply included: a deadline of exactly %v gives "+
+		"it up as its answer arrives. Give the read a deadline well past it (10 s, say)", slowestRead, replyTime,
+		describe(o), describe(fresh), count(again, "more time"), slowestRead))
+}
+
 // quietAfter checks that, with every visitor of s back, no instance sends
 // Redis anything more while the shops' clock moves on past any lease: a
 // keepalive stops with its read.
@@ -224,7 +266,7 @@ func quietAfter(s *scene, figure string) check.Verdict {
 
 // slowOvertaken is SlowRead's second scene.
 func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
-	s, r1, leased, v := slowSceneLeased(h, newShop)
+	s, r1, leased, v := slowSceneLeased(h, newShop, slowRead)
 	if !v.Pass {
 		return v
 	}

@@ -6,7 +6,8 @@
 // recover and every write fails with NOSCRIPT, leaving the old price in
 // Redis for its time to live.
 //
-// Verdict: fails "restart".
+// Verdict: fails "restart" for that; and, as it keeps the reference's
+// lease of its day (no keepalive, a 5 s lease), the fault checks too.
 package evalshaonescript
 
 import (
