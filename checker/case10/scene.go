@@ -63,14 +63,19 @@ func newScene(h *harness.H, newShop NewShop, n int, reads, commits *gates) (*sce
 // newSceneOn is newScene on the server at url, or on a fresh embedded
 // miniredis when url is empty.
 func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
+	// An exact clock: a shop's timers that fall due a few milliseconds
+	// apart (a keepalive's tick, a read's deadline) wake in their order,
+	// never together, so no verdict rests on which of two runs first.
+	return newSceneClock(h, url, fleet.NewExactClock(), newShop, n, reads, commits)
+}
+
+// newSceneClock is newSceneOn with the shops' clock clk.
+func newSceneClock(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
 	w, err := fleet.Open(h.Context(), url)
 	if err != nil {
 		return nil, err
 	}
-	// An exact clock: a shop's timers that fall due a few milliseconds
-	// apart (a keepalive's tick, a read's deadline) wake in their order,
-	// never together, so no verdict rests on which of two runs first.
-	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: reads, commits: commits, newShop: newShop}
+	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: clk}, reads: reads, commits: commits, newShop: newShop}
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(reads.hook), catalog.WithCommitHook(commits.hook))
 	commits.off.Store(true)
 	for {

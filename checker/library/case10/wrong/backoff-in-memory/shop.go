@@ -6,8 +6,8 @@
 // go at once. Each instance backs off, not the fleet: N instances read a
 // failing database about 2N times a second, and an outage grows into a
 // stampede with the fleet. (On three instances, with the visitors shared
-// among them, it read 28 times in 3 s and passed; on eight, each with a
-// visitor every 50 ms, 70 against the 38 allowed.)
+// among them, it read 28 times in 3 s and passed; on six, each with a
+// visitor every 100 ms, 40 times in 2 s against the 26 allowed.)
 //
 // Verdict: fails "db-down".
 //
