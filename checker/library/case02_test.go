@@ -55,8 +55,10 @@ var _ = register(2,
 	// statements: the explorer's schedule points open the gap.
 	entry{dir: "wrong/close-then-fill", fails: []string{"switches", "explore"}},
 	entry{dir: "wrong/lock-order", fails: []string{"switches", "explore"}},
-	entry{dir: "wrong/rw-locktable", fails: []string{"same-lock", "switches", "explore"}, maybe: map[string]string{
+	entry{dir: "wrong/rw-locktable", fails: []string{"switches", "explore"}, maybe: map[string]string{
 		"two-shelves": "two visitors may make two locks for a shelf in the check's burst, or may not",
+		"same-lock": "its gap is two adjacent statements: 200 rounds at one instant open it in most runs, not all " +
+			"(one CI run on a loaded machine, 3 December 2026, passed it); switches opens it in every run",
 	}},
 	// A second set written blind for issue 26, after the switches check.
 	entry{dir: "wrong/lock-order-land", fails: []string{"switches", "explore"}},
