@@ -1,0 +1,290 @@
+// Package case10 is the reference solution of case 10, the stale set:
+// cache-aside with leases in Redis. A miss takes a lease; only the lease's
+// holder reads the database, keeping the lease alive while it reads, and
+// its fill is stored only if the lease is still its own. The write path
+// deletes after the commit, and the same delete ends any outstanding
+// lease, so a fill that read the old row before the commit is refused.
+// The chapter is docs/10-stale-set.md.
+package case10
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+const (
+	// priceTTL is the floor of correctness: a write whose delete never
+	// reaches Redis (the instance died just after the commit) leaves the old
+	// price for at most this long.
+	priceTTL = 30 * time.Second
+	// leaseTTL bounds how long a filler that died holds everyone else up.
+	// A live filler renews its lease every third of it while it reads
+	// (keepAlive), so a read slower than leaseTTL is not refused.
+	leaseTTL = 2 * time.Second
+	// readTimeout bounds a fill's read of the row. The lease lives as long
+	// as the read, so a read that hung would hold the book up for the
+	// whole fleet; past readTimeout (twice the slowest read the shop
+	// waits for, 5 s) the database is not slow but stuck, and the lease
+	// goes to the next visitor.
+	readTimeout = 10 * time.Second
+	// failBackoff is how long a filler whose read failed keeps its lease:
+	// while the database fails, the whole fleet reads it about four times
+	// a second, not once per visitor, and the next try still comes soon.
+	failBackoff = retryAfter // the same second we tell visitors to wait
+	// A visitor who finds the lease taken polls for the holder's fill about
+	// every pollEvery, and gives up after waitBudget, telling its visitor
+	// to come back after retryAfter.
+	pollEvery  = 50 * time.Millisecond
+	waitBudget = time.Second
+	retryAfter = time.Second
+)
+
+// ErrConflict is what a fill gets when its lease was ended while it read
+// the database: a write committed meanwhile, or the lease expired and
+// another filler took over. What it read may be old, so it is not stored;
+// the filler reads again.
+var ErrConflict = errors.New("shop: the lease was ended before the fill")
+
+// errRead marks a fill whose read of the row failed while its visitor
+// was still there: the database is down, or stuck past readTimeout.
+var errRead = errors.New("shop: reading the row")
+
+// TryAgain is what a visitor gets past its budget: another instance was
+// filling the price, or every fill of its own was refused by a write. The
+// name and the method are those of cases 6, 8 and 9, so that the server's
+// handler can turn any of them into a 503 with its Retry-After.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("shop: the price is being filled; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// Shop is one instance of the shop.
+type Shop struct {
+	db    *catalog.DB
+	rdb   *redis.Client
+	clock clock.Clock
+}
+
+// New returns an instance of the shop in a fleet that shares the database
+// db and the Redis behind rdb. The instance waits and tells the time with
+// clk.
+func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
+	return &Shop{db: db, rdb: rdb, clock: clk}
+}
+
+// Price returns a book's price in cents, from Redis or, under a lease,
+// from the database.
+func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	deadline := s.clock.Now().Add(waitBudget)
+	for {
+		if price, ok, err := s.cached(ctx, book); err != nil || ok {
+			return price, err
+		}
+		// The token tells this lease from every other, so that the fill
+		// can tell whether the lease is still ours.
+		token := rand.Text()
+		won, err := s.rdb.SetNX(ctx, leaseKey(book), token, leaseTTL).Result()
+		if err != nil {
+			return 0, fmt.Errorf("shop: taking the lease on %s: %w", book, err)
+		}
+		if won {
+			price, err := s.fill(ctx, book, token)
+			if err == nil {
+				return price, nil
+			}
+			if !errors.Is(err, ErrConflict) {
+				// Nobody will fill under this lease. If the database
+				// failed, keep the lease a moment as the fleet's backoff:
+				// were every visitor to read a failing database, an
+				// outage would become a stampede. Otherwise (the visitor
+				// left, Redis failed) let the others read at once rather
+				// than wait out its time to live.
+				keep := time.Duration(0)
+				if errors.Is(err, errRead) {
+					keep = failBackoff
+				}
+				s.letGo(ctx, book, token, keep)
+				return 0, err
+			}
+			// A write came between: read again at once, but within the
+			// same budget, or writes faster than reads would keep this
+			// visitor reading for as long as they last.
+			if !s.clock.Now().Before(deadline) {
+				return 0, &TryAgain{After: retryAfter}
+			}
+			continue
+		}
+		// Someone else reads the database: wait for its fill, or for its
+		// lease to end, and look again.
+		if !s.clock.Now().Before(deadline) {
+			return 0, &TryAgain{After: retryAfter}
+		}
+		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill reads the row under the lease token and stores its price, unless
+// the lease has been ended meanwhile.
+func (s *Shop) fill(ctx context.Context, book, token string) (int, error) {
+	// Second look: the previous holder may have filled the price between
+	// our miss and our lease. Then nobody will fill under this lease:
+	// let it go, or once the price is evicted the fleet waits it out.
+	price, ok, err := s.cached(ctx, book)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		s.letGo(ctx, book, token, 0)
+		return price, nil
+	}
+	row, err := s.read(ctx, book, token)
+	if err != nil {
+		if ctx.Err() == nil {
+			return 0, fmt.Errorf("%w %s: %w", errRead, book, err)
+		}
+		return 0, err
+	}
+	stored, err := fillIfLeased.Run(ctx, s.rdb, []string{priceKey(book), leaseKey(book)},
+		token, row.Price, priceTTL.Milliseconds()).Int()
+	if err != nil {
+		return 0, fmt.Errorf("shop: storing %s in Redis: %w", book, err)
+	}
+	if stored == 0 {
+		return 0, ErrConflict
+	}
+	return row.Price, nil
+}
+
+// read reads the book's row within readTimeout, keeping the lease alive
+// meanwhile: its time to live is there for a filler that died, not for one
+// whose database is slow.
+func (s *Shop) read(ctx context.Context, book, token string) (catalog.Row, error) {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, readTimeout)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		for s.clock.Sleep(ctx, leaseTTL/3) == nil {
+			// Only while the lease is ours: once a write has ended it,
+			// or it lapsed and another filler took it, our fill will be
+			// refused anyway, and a renewal must not bring it back.
+			n, err := renewIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token, leaseTTL.Milliseconds()).Int()
+			if err == nil && n == 0 {
+				return
+			}
+		}
+	}()
+	row, err := s.db.Row(ctx, book)
+	cancel()
+	<-renewed // no renewal may land after the fill
+	return row, err
+}
+
+// renewIfLeased gives the lease a new time to live only if it still holds
+// the caller's token, in one step.
+var renewIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+// letGo ends the caller's lease after a fill that failed, at once or,
+// when keep is set, keep from now. It runs on a context of its own, since
+// the visitor's may be why the fill failed (it left, or its deadline
+// passed), and gives up once the lease would have expired anyway. The
+// scripts leave a lease that is no longer the caller's: its own may have
+// expired and another filler taken over.
+func (s *Shop) letGo(ctx context.Context, book, token string, keep time.Duration) {
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	// Best effort: if Redis cannot be reached now, the lease's time to
+	// live ends it.
+	if keep > 0 {
+		_ = renewIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token, keep.Milliseconds()).Err()
+		return
+	}
+	_ = deleteIfLeased.Run(ctx, s.rdb, []string{leaseKey(book)}, token).Err()
+}
+
+// deleteIfLeased deletes the lease only if it still holds the caller's
+// token, in one step.
+var deleteIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// fillIfLeased stores the price only if the lease still holds the caller's
+// token, and ends the lease. The check and the store are one step: between
+// a GET of the lease and a SET of the price, a write could commit and
+// delete both, and the SET would put the old price back.
+var fillIfLeased = redis.NewScript(`
+if redis.call("GET", KEYS[2]) ~= ARGV[1] then
+	return 0
+end
+redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[3])
+redis.call("DEL", KEYS[2])
+return 1`)
+
+// SetPrice changes a book's price: the transaction first, then the delete.
+func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
+	if _, err := s.db.SetPrice(ctx, book, price); err != nil {
+		return err
+	}
+	// After the commit, never before: a read that misses before the
+	// commit reads the old row. A delete, never a set: a set carries a
+	// value, and a slower set of an older value can land after it. The
+	// lease goes in the same command, so a filler that read before the
+	// commit finds its lease gone and stores nothing. The commit stands
+	// even if the visitor has left meanwhile, so the delete goes on a
+	// context of its own, bounded as letGo's is.
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
+	defer cancel()
+	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
+		// The price is committed; the cached one may be old for up to
+		// priceTTL. Production code would also queue this delete in an
+		// outbox row of the same transaction, to send it again.
+		return fmt.Errorf("shop: invalidating %s after the commit: %w", book, err)
+	}
+	return nil
+}
+
+// cached reads a book's price from Redis.
+func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
+	v, err := s.rdb.Get(ctx, priceKey(book)).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: reading %s from Redis: %w", book, err)
+	}
+	price, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("shop: decoding the price of %s: %w", book, err)
+	}
+	return price, true, nil
+}
+
+// A book's price and its lease share a hash tag, the part in braces, so
+// that they lie in one hash slot: Redis Cluster, as most managed Redis
+// runs, refuses a script or a DEL whose keys are in two (CROSSSLOT).
+func priceKey(book string) string { return "price:{" + book + "}" }
+
+func leaseKey(book string) string { return "lease:{" + book + "}" }
