@@ -99,6 +99,7 @@ var _ = register(10,
 	entry{dir: "wrong/backoff-in-memory", fails: []string{"db-down"}},
 	entry{dir: "wrong/backoff-plain-pexpire", fails: []string{"let-go"}},
 	entry{dir: "wrong/read-deadline-5s", fails: []string{"slow-read"}},
+	entry{dir: "wrong/read-deadline-25s", fails: []string{"hung-read"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas", skips: []string{"second-look-lets-go"}},
 	entry{dir: "right/fencing", skips: []string{"second-look-lets-go"}},
