@@ -48,6 +48,9 @@ type DB struct {
 	rowReads             map[string]int
 	writes               int
 	txn                  chan struct{} // one write at a time
+	// The outbox (outbox.go): every write's invalidation, in commit order.
+	outbox      []outboxRow
+	outboxReads int
 }
 
 // Option configures a DB.

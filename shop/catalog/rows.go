@@ -58,7 +58,8 @@ func (db *DB) Row(ctx context.Context, book string) (Row, error) {
 }
 
 // SetPrice changes a book's price in a transaction and returns the row as
-// committed, with its new version. Writes run one at a time: a second
+// committed, with its new version. The same transaction adds the write's
+// invalidation to the outbox (see Pending). Writes run one at a time: a second
 // write waits for the first to commit or roll back, or for its ctx.
 func (db *DB) SetPrice(ctx context.Context, book string, price int) (Row, error) {
 	db.mu.Lock()
@@ -89,6 +90,9 @@ func (db *DB) SetPrice(ctx context.Context, book string, price int) (Row, error)
 	row.Price, row.Version = price, row.Version+1
 	db.rows[book] = row
 	db.writes++
+	// The outbox row is part of the same transaction: the commit and its
+	// invalidation stand or fall together.
+	db.outbox = append(db.outbox, outboxRow{Invalidation: Invalidation{ID: int64(len(db.outbox) + 1), Book: book, Version: row.Version}})
 	return row, nil
 }
 
