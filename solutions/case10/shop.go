@@ -3,8 +3,9 @@
 // holder reads the database, keeping the lease alive while it reads, and
 // its fill is stored only if the lease is still its own. The write path
 // deletes after the commit, and the same delete ends any outstanding
-// lease, so a fill that read the old row before the commit is refused.
-// The chapter is docs/10-stale-set.md.
+// lease, so a fill that read the old row before the commit is refused. An
+// outbox relay sends that delete again for a writer that died after its
+// commit. The chapter is docs/10-stale-set.md.
 package case10
 
 import (
@@ -23,8 +24,8 @@ import (
 
 const (
 	// priceTTL is the floor of correctness: a write whose delete never
-	// reaches Redis (the instance died just after the commit) leaves the old
-	// price for at most this long.
+	// reaches Redis, the direct one nor the relay's, leaves the old price
+	// for at most this long.
 	priceTTL = 30 * time.Second
 	// leaseTTL bounds how long a filler that died holds everyone else up.
 	// A live filler renews its lease every third of it while it reads
@@ -46,6 +47,10 @@ const (
 	pollEvery  = 50 * time.Millisecond
 	waitBudget = time.Second
 	retryAfter = time.Second
+	// The outbox relay looks for unsent invalidations every relayEvery,
+	// and backs off up to maxRelayBackoff while its delete keeps failing.
+	relayEvery      = 100 * time.Millisecond
+	maxRelayBackoff = 2 * time.Second
 )
 
 // ErrConflict is what a fill gets when its lease was ended while it read
@@ -257,11 +262,59 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	// context of its own, bounded as letGo's is.
 	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
 	defer cancel()
-	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
-		// The price is committed; the cached one may be old for up to
-		// priceTTL. Production code would also queue this delete in an
-		// outbox row of the same transaction, to send it again.
+	if err := s.invalidate(ctx, book); err != nil {
+		// The price is committed, and so is its outbox row: the relay
+		// sends this delete again.
 		return fmt.Errorf("shop: invalidating %s after the commit: %w", book, err)
+	}
+	return nil
+}
+
+// invalidate deletes a book's price and its lease, in one command.
+func (s *Shop) invalidate(ctx context.Context, book string) error {
+	return s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err()
+}
+
+// Relay sends the outbox's deletes until ctx ends. SetPrice's transaction
+// leaves a row in the outbox for each commit, so a write whose own delete
+// never came (its instance died right after the commit, or Redis refused
+// the delete) is still invalidated, within about relayEvery, by the relay
+// of any instance. The direct delete is for speed, the relay's for the
+// crash; a delete sent twice is still one delete.
+func (s *Shop) Relay(ctx context.Context) error {
+	wait := relayEvery
+	for {
+		if err := s.relay(ctx); err != nil && ctx.Err() == nil {
+			// Redis or the database is failing: look again later, and
+			// later still while it lasts, rather than hammer it from
+			// every instance of the fleet.
+			wait = min(2*wait, maxRelayBackoff)
+		} else {
+			wait = relayEvery
+		}
+		if s.clock.Sleep(ctx, wait) != nil {
+			return nil // ctx ended: the server is shutting down
+		}
+	}
+}
+
+// relay sends the delete of every pending outbox row, and marks each sent
+// only once Redis has it: a row marked first and then lost with its
+// delete would leave the old price for its whole time to live.
+func (s *Shop) relay(ctx context.Context) error {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, leaseTTL)
+	defer cancel()
+	rows, err := s.db.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if err := s.invalidate(ctx, row.Book); err != nil {
+			return fmt.Errorf("shop: relaying the invalidation of %s: %w", row.Book, err)
+		}
+		if err := s.db.MarkSent(ctx, row.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -19,7 +19,8 @@
 // the delete ends, so that a fill whose lease was ended is refused.
 //
 // What the checker relies on:
-//   - Keep New's signature, Price's and SetPrice's. Prices are in cents.
+//   - Keep New's signature, Price's, SetPrice's and Relay's. Prices are in
+//     cents.
 //   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
 //     by hand, and moves Redis's clock with it.
@@ -33,6 +34,14 @@
 //     reads it at most a few times a second, not once per visitor.
 //   - A commit stands even if the visitor leaves during it: the write's
 //     delete after the commit must reach Redis all the same.
+//   - Even if the writer's instance dies right after its commit: each
+//     commit also leaves a row in the database's outbox (db.Pending), and
+//     Relay, which the server runs on every instance until its ctx ends,
+//     sends each row's delete and only then marks the row sent
+//     (db.MarkSent). It looks about every 100 ms (never more often than
+//     every 50 ms), so that the delete reaches Redis within a second of
+//     the commit though the writer is gone; tries a failed delete again
+//     (within a second or so); and returns once its ctx has ended.
 //   - On a bad day the database is slow: a read of the row may take up to
 //     5 s, and its answer up to 10 ms more on its way, and a fill that
 //     waited that long must still be stored. A read with no answer after
@@ -107,6 +116,14 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	}
 	// ...and in with the new one, so that the next visitor hits.
 	return s.store(ctx, book, price)
+}
+
+// Relay is the instance's outbox relay: it runs until ctx ends. As
+// shipped it sends nothing, so a writer that dies between its commit and
+// its delete leaves the old price for a whole time to live.
+func (s *Shop) Relay(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
 }
 
 // cached reads a book's price from Redis.

@@ -217,9 +217,8 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	dctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
 	defer cancel()
 	if err := s.rdb.Del(dctx, priceKey(book), leaseKey(book)).Err(); err != nil {
-		// The price is committed; the cached one may be old for up to
-		// priceTTL. Production code would also queue this delete in an
-		// outbox row of the same transaction, to send it again.
+		// The price is committed, and so is its outbox row: the relay
+		// sends this delete again.
 		return fmt.Errorf("shop: invalidating %s after the commit: %w", book, err)
 	}
 	return nil
@@ -279,3 +278,25 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])
 end
 return 0`)
+
+// Relay sends the outbox's deletes until ctx ends, for a writer that died
+// between its commit and its own delete. A row is marked sent only once
+// Redis has its delete; one that failed is tried again on the next look.
+func (s *Shop) Relay(ctx context.Context) error {
+	for s.clock.Sleep(ctx, 100*time.Millisecond) == nil {
+		pending, err := s.db.Pending(ctx)
+		if err != nil {
+			continue
+		}
+		for _, inv := range pending {
+			dctx, cancel := clock.WithTimeout(ctx, s.clock, leaseTTL)
+			err := s.rdb.Del(dctx, priceKey(inv.Book), leaseKey(inv.Book)).Err()
+			cancel()
+			if err != nil {
+				break // Redis is failing: the next look tries again
+			}
+			_ = s.db.MarkSent(ctx, inv.ID)
+		}
+	}
+	return nil
+}

@@ -182,3 +182,39 @@ func (s *Shop) unlock(ctx context.Context, lockKey, me string) {
 	defer cancel()
 	unlock.Run(ctx, s.rdb, []string{lockKey}, me)
 }
+
+// Relay sends the outbox's invalidations until ctx ends: a writer that
+// died after its commit never moved the epoch on, so the relay does. It
+// backs off while Redis fails, up to two seconds between looks.
+func (s *Shop) Relay(ctx context.Context) error {
+	idle := 100 * time.Millisecond
+	wait := idle
+	for s.clock.Sleep(ctx, wait) == nil {
+		wait = idle
+		if err := s.relayOnce(ctx); err != nil {
+			wait = min(4*wait, 2*time.Second)
+		}
+	}
+	return nil
+}
+
+// relayOnce sends every pending invalidation, each marked sent once Redis
+// has it.
+func (s *Shop) relayOnce(ctx context.Context) error {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, 2*time.Second)
+	defer cancel()
+	pending, err := s.db.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	for _, inv := range pending {
+		priceKey, epochKey, _ := keys(inv.Book)
+		if err := invalidate.Run(ctx, s.rdb, []string{priceKey, epochKey}, epochTTL.Milliseconds()).Err(); err != nil {
+			return fmt.Errorf("shop: relaying the invalidation of %s: %w", inv.Book, err)
+		}
+		if err := s.db.MarkSent(ctx, inv.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

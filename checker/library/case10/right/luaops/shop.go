@@ -196,3 +196,25 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	defer cancel()
 	return invalidate.Run(ictx, s.rdb, s.keys(book)).Err()
 }
+
+// Relay is the outbox relay: every tenth of a second, until ctx ends, it
+// runs the write's invalidation for each row still pending, and marks the
+// row sent once Redis has run it.
+func (s *Shop) Relay(ctx context.Context) error {
+	for {
+		if err := s.clock.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil
+		}
+		rows, err := s.db.Pending(ctx)
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			ictx, cancel := clock.WithTimeout(ctx, s.clock, s.lease)
+			if invalidate.Run(ictx, s.rdb, s.keys(row.Book)).Err() == nil {
+				_ = s.db.MarkSent(ctx, row.ID)
+			} // else left pending: the next tick sends it again
+			cancel()
+		}
+	}
+}

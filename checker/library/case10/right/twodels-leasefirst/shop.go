@@ -263,3 +263,36 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])
 end
 return 0`)
+
+// Relay deletes, for every commit whose outbox row is still unsent, the
+// lease and then the price, as SetPrice does, and marks the row sent once
+// both deletes are through. It runs until ctx ends; a failure leaves the
+// row for the next round.
+func (s *Shop) Relay(ctx context.Context) error {
+	const every = 100 * time.Millisecond
+	for s.clock.Sleep(ctx, every) == nil {
+		rows, err := s.db.Pending(ctx)
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			if s.relayRow(ctx, row) != nil {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// relayRow sends one outbox row's two deletes and marks it sent.
+func (s *Shop) relayRow(ctx context.Context, row catalog.Invalidation) error {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, leaseTTL)
+	defer cancel()
+	if err := s.rdb.Del(ctx, leaseKey(row.Book)).Err(); err != nil {
+		return err
+	}
+	if err := s.rdb.Del(ctx, priceKey(row.Book)).Err(); err != nil {
+		return err
+	}
+	return s.db.MarkSent(ctx, row.ID)
+}

@@ -187,3 +187,27 @@ func (s *Shop) cached(ctx context.Context, book string) (int, bool, error) {
 	price, err := strconv.Atoi(p)
 	return price, err == nil, err
 }
+
+// Relay lays the tombstone of each unsent outbox row, with the version the
+// row's write committed, until ctx ends. A tombstone never goes below a
+// newer version, so a late one cannot hide a fresher fill.
+func (s *Shop) Relay(ctx context.Context) error {
+	for s.clock.Sleep(ctx, 100*time.Millisecond) == nil {
+		rows, err := s.db.Pending(ctx)
+		if err != nil {
+			continue
+		}
+		for _, row := range rows {
+			tctx, cancel := clock.WithTimeout(ctx, s.clock, time.Second)
+			err := tombstone.Run(tctx, s.rdb, []string{"v:" + row.Book}, row.Version, priceTTL.Milliseconds()).Err()
+			cancel()
+			if err != nil {
+				break
+			}
+			if s.db.MarkSent(ctx, row.ID) != nil {
+				break
+			}
+		}
+	}
+	return nil
+}

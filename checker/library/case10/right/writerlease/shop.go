@@ -198,9 +198,8 @@ func (s *Shop) SetPrice(ctx context.Context, book string, price int) error {
 	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, leaseTTL)
 	defer cancel()
 	if err := s.rdb.Del(ctx, priceKey(book), leaseKey(book)).Err(); err != nil {
-		// The price is committed; the cached one may be old for up to
-		// priceTTL. Production code would also queue this delete in an
-		// outbox row of the same transaction, to send it again.
+		// The price is committed, and so is its outbox row: the relay
+		// sends this delete again.
 		return fmt.Errorf("shop: invalidating %s after the commit: %w", book, err)
 	}
 	return nil
@@ -257,3 +256,36 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])
 end
 return 0`)
+
+// Relay sends the outbox's deletes until ctx ends, so that a writer that
+// dies after its commit is still invalidated; while Redis fails it looks
+// less and less often, up to a second apart.
+func (s *Shop) Relay(ctx context.Context) error {
+	wait := 100 * time.Millisecond
+	for s.clock.Sleep(ctx, wait) == nil {
+		if err := s.relay(ctx); err != nil {
+			wait = min(2*wait, time.Second)
+			continue
+		}
+		wait = 100 * time.Millisecond
+	}
+	return nil
+}
+
+func (s *Shop) relay(ctx context.Context) error {
+	ctx, cancel := clock.WithTimeout(ctx, s.clock, leaseTTL)
+	defer cancel()
+	rows, err := s.db.Pending(ctx)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if err := s.rdb.Del(ctx, priceKey(row.Book), leaseKey(row.Book)).Err(); err != nil {
+			return err
+		}
+		if err := s.db.MarkSent(ctx, row.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
