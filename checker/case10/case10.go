@@ -45,6 +45,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: letGoInfo, Run: LetGo},
 	{Info: conflictBudgetInfo, Run: ConflictBudget},
 	{Info: writerLeavesInfo, Run: WriterLeaves},
+	{Info: outboxInfo, Run: Outbox},
 	{Info: slowReadInfo, Run: SlowRead},
 	{Info: hungReadInfo, Run: HungRead},
 	{Info: dbDownInfo, Run: DatabaseDown},

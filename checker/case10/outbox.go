@@ -1,0 +1,305 @@
+package case10
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+)
+
+// Relayer is the outbox relay the contract asks of a shop instance: Relay
+// runs until ctx ends, sending the delete of each invalidation the
+// database's outbox holds (catalog.DB.Pending) and marking it sent. It is
+// apart from Shop so that a shop without one still compiles; the outbox
+// check fails it.
+type Relayer interface {
+	Relay(ctx context.Context) error
+}
+
+// outboxInfo is the check that a write's delete comes even when the writer
+// dies right after its commit.
+var outboxInfo = check.Info{
+	ID: "outbox",
+	Name: "a writer cut off from Redis right after its commit: another instance's relay sends its delete " +
+		"from the outbox within a second, and again after a failed delete",
+	Catches: "no relay (the old price stays for its whole time to live), a relay that sends only its own " +
+		"instance's deletes, one that deletes the price but not the lease (a fill that read before the commit " +
+		"stores the old price), one that marks a row sent before its delete succeeded or gives up at the first " +
+		"failure, one that looks at the outbox more often than every 50 ms, and one that does not return when " +
+		"its context ends",
+}
+
+const (
+	// relayWithin is how long after the commit, on the shops' clock, the
+	// outbox may still hold a write's invalidation: the contract's look
+	// every 100 ms or so, with room.
+	relayWithin = time.Second
+	// retryWithin is relayWithin when the relay's first delete fails: a
+	// relay that backs off from a failing Redis tries again well within it.
+	retryWithin = 2 * time.Second
+	// idleFor is how long the idle scene watches a relay with nothing to
+	// send, and idleLooks how many looks at the outbox it may take then:
+	// one every 50 ms, the contract's limit, and one more.
+	idleFor   = 2 * time.Second
+	idleLooks = int(idleFor/(50*time.Millisecond)) + 1
+	// stopWithin is how long a relay may take to return once its context
+	// has ended.
+	stopWithin = time.Second
+)
+
+// Outbox checks the outbox relay. An idle relay looks at the outbox at
+// most every 50 ms, sends nothing, and returns when its context ends.
+// Then, in three scenes, shop-1's write is cut off from Redis (Tap.Pause)
+// just as it commits, as an instance that dies after its commit, so only
+// the outbox can bring its delete: with the old price cached; with a
+// filler on shop-2 that read the row before the commit and stores after
+// the relay; and with shop-2's first delete failing. Each time the outbox
+// must be empty within relayWithin of the commit (retryWithin after the
+// failure), and a visitor after it must get the new price.
+func Outbox(h *harness.H, newShop NewShop) check.Verdict {
+	if v := idleRelay(h, newShop); !v.Pass {
+		return v
+	}
+	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails} {
+		if v := writerCutOff(h, newShop, how); !v.Pass {
+			return v
+		}
+	}
+	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
+		"relay within a second, with the old price cached, with a filler that had read the row before the " +
+		"commit, and after the relay's first delete failed; an idle relay looked at the outbox at most every " +
+		"50 ms and returned when told to stop")
+}
+
+// relays are the scene's instances' relays, each run as a visitor of its
+// own until stop.
+type relays struct {
+	crowds []*harness.Crowd[int]
+	stop   context.CancelFunc
+}
+
+// startRelays runs the Relay of every instance of the scene. It fails when
+// an instance has none.
+func (s *scene) startRelays() (*relays, check.Verdict) {
+	ctx, stop := context.WithCancel(context.Background())
+	r := &relays{stop: stop}
+	for i, shop := range s.shops {
+		relayer, ok := shop.(Relayer)
+		if !ok {
+			stop()
+			return nil, check.Failed("", "the shop has no Relay method: add func (s *Shop) Relay(ctx "+
+				"context.Context) error, which sends the outbox's deletes until ctx ends (see the contract "+
+				"in cases/case10/shop.go)")
+		}
+		r.crowds = append(r.crowds, s.visit(1, func(visit context.Context) (int, error) {
+			visit, cancel := context.WithCancel(visit)
+			defer cancel()
+			defer context.AfterFunc(ctx, cancel)()
+			return i, relayer.Relay(visit)
+		}))
+	}
+	return r, check.Passed("")
+}
+
+// early fails when a relay has returned, or panicked, before it was told
+// to stop.
+func (r *relays) early() check.Verdict {
+	for i, c := range r.crowds {
+		if !c.Done() {
+			continue
+		}
+		o := c.Outcomes()[0]
+		if o.Panic != "" {
+			return check.Failed("", fmt.Sprintf("shop-%d's Relay panicked: %s", i+1, o.Panic))
+		}
+		return check.Failed("", fmt.Sprintf("shop-%d's Relay returned (%v) before its context ended: a relay "+
+			"runs until the server stops it, and a failed delete is tried again, not the end of the relay", i+1, o.Err))
+	}
+	return check.Passed("")
+}
+
+// done reports whether every relay has returned.
+func (r *relays) done() bool {
+	for _, c := range r.crowds {
+		if !c.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// idleRelay is the first scene of Outbox: one instance's relay with
+// nothing to send, for idleFor, and then told to stop.
+func idleRelay(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 1, holdCalls(), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	r, v := s.startRelays()
+	if !v.Pass {
+		return v
+	}
+	defer r.stop()
+	looks := s.db.OutboxReads()
+	if err := s.Elapse(idleFor); err != nil {
+		return stuckVerdict(err)
+	}
+	if v := r.early(); !v.Pass {
+		return v
+	}
+	if n := s.db.OutboxReads() - looks; n > idleLooks {
+		return check.Failed("", fmt.Sprintf("with nothing to send, shop-1's relay looked at the outbox %d times "+
+			"in %v (at most %d: once every 50 ms): each look is a query, on every instance of the fleet; "+
+			"sleep on the clock New is given between looks, about 100 ms", n, idleFor, idleLooks))
+	}
+	if sent := s.sentAfter(0, 0); sent != "nothing" {
+		return check.Failed("", "with nothing in the outbox, shop-1's relay sent to Redis: "+sent)
+	}
+	r.stop()
+	if err := s.Drive(r.done, stopWithin); err != nil {
+		return check.Failed("", fmt.Sprintf("shop-1's Relay had not returned %v after its context ended: the server "+
+			"waits for it when it shuts down; return once ctx is done (the clock's Sleep returns ctx's error)", stopWithin))
+	}
+	return check.Passed("")
+}
+
+// cutOff is how a scene of Outbox stages the cut-off writer.
+type cutOff int
+
+const (
+	oldCached    cutOff = iota // the old price is cached
+	fillerBefore               // a filler read the row before the commit, and is held
+	deleteFails                // the old price is cached, and the relay's first delete fails
+)
+
+// writerCutOff is one scene of Outbox.
+func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	var filler *harness.Crowd[int]
+	if how == fillerBefore {
+		filler = s.Read(1)
+		if err := s.Drive(func() bool { return s.reads.Calls() > 0 || filler.Done() }, patience); err != nil {
+			return waitVerdict(err, "shop-2's visitor, with Redis empty, was")
+		}
+		if s.reads.Calls() == 0 {
+			return check.Failed("", "shop-2's visitor, with Redis empty, never read the row")
+		}
+	} else {
+		s.reads.Gate(1).Open()
+		warm := s.Read(1)
+		if err := s.Drive(warm.Done, patience); err != nil {
+			return waitVerdict(err, "the first visitor, with Redis empty, was")
+		}
+		if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+			return v
+		}
+	}
+	r, v := s.startRelays()
+	if !v.Pass {
+		return v
+	}
+	defer r.stop()
+	if how == deleteFails {
+		// The first command of shop-2 that may write, its relay's delete
+		// (shop-2 has no visitor now), fails as a dropped connection does.
+		s.taps[1].Fail(func(c fleet.Command) bool { return !fleet.ReadOnly(c.Name) }, errRedis, 1)
+	}
+	var resume atomic.Pointer[func()]
+	defer func() {
+		if r := resume.Load(); r != nil {
+			(*r)()
+		}
+	}()
+	s.commits.then = func(context.Context, string) error {
+		if resume.Load() == nil {
+			r := s.taps[0].Pause() // nothing shop-1 sends from now on reaches Redis
+			resume.Store(&r)
+		}
+		return nil
+	}
+	s.Write(0, newPrice)
+	if err := s.Drive(func() bool { return s.Truth().Price == newPrice }, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was")
+	}
+	committed := s.Clock.Now()
+	within := relayWithin
+	if how == deleteFails {
+		within = retryWithin
+	}
+	scene := "with the old price cached"
+	switch how {
+	case fillerBefore:
+		scene = "with shop-2's filler holding the row it read before the commit"
+	case deleteFails:
+		scene = "with shop-2's first delete failing"
+	}
+	err = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, within)
+	if v := r.early(); !v.Pass {
+		return v
+	}
+	if err != nil {
+		var stuck *harness.Stuck
+		if errors.As(err, &stuck) && stuck.Cause == harness.Running {
+			return stuckVerdict(err)
+		}
+		// Out of time, or nothing left asleep on the clock: no relay
+		// was looking.
+		msg := fmt.Sprintf("shop-1 committed %s and was cut off from Redis at once, as an instance that dies "+
+			"after its commit, %s; %v later the outbox still held the write's invalidation: no relay sent it "+
+			"and marked it sent (db.Pending, then the delete, then db.MarkSent)", cents(newPrice), scene, within)
+		if how == deleteFails {
+			msg += ". A delete that fails is tried again on a later look, with the row left unsent"
+		}
+		return check.Failed("", msg+". Redis held: "+s.Cached())
+	}
+	delivered := s.Clock.Now().Sub(committed)
+	if filler != nil {
+		s.reads.Gate(1).Open()
+		if err := s.Drive(filler.Done, patience); err != nil {
+			return waitVerdict(err, "shop-2's filler, let go after the relay, was")
+		}
+	}
+	held := s.Cached()
+	v = s.served("", func(got int) string {
+		msg := fmt.Sprintf("shop-1 committed %s and was cut off from Redis at once, %s; the outbox was "+
+			"marked sent %v after the commit, yet a visitor after it got %s. ", cents(newPrice), scene,
+			delivered.Round(time.Millisecond), cents(got))
+		switch how {
+		case fillerBefore:
+			msg += "The relay's delete must end the lease too, as SetPrice's does, so that a fill that read " +
+				"the row before the commit is refused"
+		case deleteFails:
+			msg += "Mark a row sent only once its delete has succeeded: this one's failed"
+		default:
+			msg += "A relay marked the row sent though its delete never reached Redis (shop-1's own relay, " +
+				"cut off with it, may have): mark a row sent only once its delete has succeeded"
+		}
+		return msg + ". Redis held: " + held
+	})
+	if v.Pass && how == deleteFails && !struck(s.taps[1]) {
+		return check.Skipped("not staged: shop-2's relay sent the write's delete without a command the " +
+			"checker could fail")
+	}
+	return v
+}
+
+// struck reports whether the scene's Tap.Fail (errRedis) struck one of t's
+// commands.
+func struck(t *fleet.Tap) bool {
+	for _, c := range t.Log() {
+		if c.Said == "error: "+errRedis.Error() {
+			return true
+		}
+	}
+	return false
+}
