@@ -23,13 +23,14 @@ import (
 // letGoInfo is the check that a filler who will not fill lets its lease go.
 var letGoInfo = check.Info{
 	ID:   "let-go",
-	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once (after a failed read, within a second)",
-	Catches: "a lease kept after a failed or cancelled read, or after a Redis command that failed after a good " +
+	Name: "a filler whose read fails, or whose visitor leaves in the middle of it, lets its lease go: the next visitor reads at once (after a failed read, within the contract's half second more)",
+	Catches: "a lease kept after a failed or cancelled read, or after a read whose visitor's deadline passed (taken for a failing database: " +
+		"wrong/deadline-as-dbfail), or after a Redis command that failed after a good " +
 		"read or right after the lease (the second look), so that the fleet waits out its time to live while nobody reads; a lease deleted on the visitor's " +
 		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +
 		"one let go with a plain DEL, which ends the lease of the filler who took over; and a backoff after a " +
 		"failed read that shortens the lease with a plain PEXPIRE, which cuts the lease of the filler who took " +
-		"over (wrong/backoff-plain-pexpire)",
+		"over (wrong/backoff-plain-pexpire); and a backoff longer than the contract's half second (wrong/backoff-one-second)",
 }
 
 // writerLeavesInfo is the check that a write's delete does not depend on
@@ -59,8 +60,12 @@ const (
 	letGoWithin = rebuild
 	// maxFailBackoff is how long a filler whose read of the row failed
 	// may keep its lease as the fleet's backoff from a failing database
-	// (see DatabaseDown): the next visitor may wait that much more.
-	maxFailBackoff = time.Second
+	// (see DatabaseDown), the contract's half second: the next visitor may
+	// wait that much more.
+	maxFailBackoff = 500 * time.Millisecond
+	// visitorDeadline is the deadline of LetGo's visitor whose time runs
+	// out while the row is read.
+	visitorDeadline = 300 * time.Millisecond
 	// conflictWithin is the bound on the visitor refused again and again:
 	// the longest lease the checker accepts, ten times the reference's
 	// budget.
@@ -85,6 +90,7 @@ type giveUp int
 const (
 	readFails      giveUp = iota // the read of the row fails
 	visitorLeaves                // the visitor leaves while the row is read
+	deadlinePasses               // the visitor's deadline passes while the row is read
 	redisFails                   // the first Redis command after a good read fails
 	leaseThenFails               // the first Redis command after the lease is taken fails
 )
@@ -92,8 +98,8 @@ const (
 // LetGo checks that a filler who will not fill lets its lease go, and only
 // its own. Shop-1's visitor misses and takes the lease; then its read of
 // the row fails, or the read is held and the visitor leaves (its context
-// is cancelled), or the read is good and the next Redis command it sends
-// fails (one scene each). Nobody fills under that lease, so a visitor on
+// is cancelled) or its deadline passes, or the read is good and the next
+// Redis command it sends fails (one scene each). Nobody fills under that lease, so a visitor on
 // shop-2 who comes next must get the price within letGoWithin of the
 // shops' clock. A last scene (ownLeaseOnly) lets shop-1's lease expire
 // first and another filler take over. It catches a lease kept after a
@@ -102,7 +108,7 @@ const (
 // paths that give up, and one let go with a plain DEL, which ends the
 // lease of the filler who took over.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
-	for _, how := range []giveUp{readFails, visitorLeaves, redisFails, leaseThenFails} {
+	for _, how := range []giveUp{readFails, visitorLeaves, deadlinePasses, redisFails, leaseThenFails} {
 		if v := letGo(h, newShop, how); !v.Pass {
 			return v // a failure, or a skip: code that takes no lease
 		}
@@ -112,7 +118,7 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
-	return check.Passed("after a failed read, a visitor who left in the middle of one, a Redis command that " +
+	return check.Passed("after a failed read, a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
 		"failed after one and one that failed right after the lease, the next visitor read at once; a lease " +
 		"taken over was left to its new holder, whether the old one's visitor left or its read failed")
 }
@@ -154,9 +160,13 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		s.taps[0].Fail(fleet.Nth(2), errRedis, 1)
 		lease.Release()
 		what = "the next Redis command it sent failed (" + errRedis.Error() + ")"
-	case visitorLeaves, redisFails:
+	case visitorLeaves, deadlinePasses, redisFails:
 		var leave context.CancelFunc
-		r, leave = s.ReadLeaving(0)
+		if how == deadlinePasses {
+			r = s.ReadWithin(0, visitorDeadline)
+		} else {
+			r, leave = s.ReadLeaving(0)
+		}
 		if err := s.Settle(); err != nil {
 			return stuckVerdict(err)
 		}
@@ -167,10 +177,14 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 			return check.Skipped("not staged: shop-1's visitor read the row with nothing in Redis: it took no lease, " +
 				"so there was none to let go (lease-coalesces and stale-set judge a fleet without one)")
 		}
-		if how == visitorLeaves {
+		switch how {
+		case visitorLeaves:
 			leave()
 			what = "its visitor left while the row was being read (its context was cancelled)"
-		} else {
+		case deadlinePasses:
+			what = fmt.Sprintf("its visitor's deadline (%v) passed while the row was being read (context.DeadlineExceeded, "+
+				"which is no news about the database either)", visitorDeadline)
+		default:
 			s.taps[0].Fail(fleet.Nth(1), errRedis, 1)
 			s.reads.Gate(1).Open()
 			what = "its read was good, and the next Redis command it sent failed (" + errRedis.Error() + ")"

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/explore"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
@@ -155,6 +156,25 @@ func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
 		return shop.Price(ctx, book)
 	})
 	return c, leave
+}
+
+// ReadWithin starts one visitor of instance i asking for the book's price
+// with a deadline d away on the shops' clock, as a server's handler with a
+// request timeout does: its context then ends with
+// context.DeadlineExceeded, as context.WithTimeout's would.
+func (s *scene) ReadWithin(i int, d time.Duration) *harness.Crowd[int] {
+	shop := s.shops[i]
+	return s.visit(1, func(ctx context.Context) (int, error) {
+		visit, end, cancel := explore.NewContext(i, true)
+		defer cancel()
+		go func() {
+			if s.Clock.Sleep(visit, d) == nil {
+				end()
+			}
+		}()
+		defer context.AfterFunc(ctx, cancel)()
+		return shop.Price(visit, book)
+	})
 }
 
 // Write starts one visitor of instance i setting the book's price.

@@ -27,7 +27,8 @@ var slowReadInfo = check.Info{
 	Catches: "a lease that lapses under a filler that is still reading, so that every fill of a read slower than the " +
 		"lease is refused and the cache never fills while the database is slow; a read given up before the " +
 		"contract's 5 s, or at exactly 5 s, as its answer arrives (wrong/read-deadline-5s); a lease kept alive with a plain SET, which brings back a lease a write has ended or " +
-		"takes the one another filler holds; and a keepalive that goes on after its read",
+		"takes the one another filler holds; a keepalive that goes on after its read; and one that stops at its " +
+		"first failed renewal (wrong/keepalive-stops-on-error)",
 }
 
 // hungReadInfo is the check that a read that never ends does not keep the
@@ -102,7 +103,9 @@ const (
 // SlowRead checks that a live filler keeps its lease while it reads. In
 // the first scene every read of the row takes slowRead, longer than the
 // reference's lease and within the contract; shop-1's visitor misses and
-// reads, and a visitor on shop-2 comes in the middle of it. No write
+// reads, the first Redis command shop-1 sends from a quarter into its
+// read (a renewal) fails, and a visitor on shop-2 comes in the middle of
+// it. No write
 // comes, so shop-1's visitor must get the price, and the cache must hold
 // it after: a later visitor gets it with no read of the row; and then,
 // every visitor back, no instance may send Redis anything more. In the second scene, as slow, a write on shop-3
@@ -166,6 +169,7 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 		return v
 	}
 	defer s.Close()
+	readEnds := s.Clock.Now().Add(slowRead)
 	if err := s.Elapse(slowRead / 4); err != nil {
 		return stuckVerdict(err)
 	}
@@ -183,6 +187,11 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 				slowRead/4, k.Name, ttlText(k), maxLease))
 		}
 	}
+	// The next command shop-1 sends while its read still runs, a renewal
+	// in most answers, fails, as one Redis command does on a bad network:
+	// one failed renewal must not end the keepalive, nor let the lease
+	// lapse. (An answer whose lease outlives the read sends nothing then.)
+	s.taps[0].Fail(func(c fleet.Command) bool { return len(c.Keys) > 0 && c.At.Before(readEnds) }, errRedis, 1)
 	r2 := s.Read(1)
 	if err := s.Drive(func() bool { return r1.Done() && r2.Done() }, slowRead+patience); err != nil {
 		return waitVerdict(err, "the visitors, with every read of the row taking "+slowRead.String()+",")
@@ -190,11 +199,13 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 	figure := fmt.Sprintf("reads of %v", slowRead)
 	if o := r1.Outcomes()[0]; o.Panic != "" || o.Err != nil || o.Value != oldPrice {
 		return check.Failed(figure, fmt.Sprintf("shop-1's visitor missed and read the row, which took %v (the database was "+
-			"slow, within the contract's %v), and got %s, with no write and nothing failing. A fill that waited for "+
+			"slow, within the contract's %v), and got %s, with no write and one Redis command failing: the first "+
+			"shop-1 sent while it read, from %v into the read (%s). A fill that waited for "+
 			"a slow read must land: if the lease lapsed under the filler, keep it alive while the read runs (renew "+
-			"it, in a script that checks the token, every third of its time to live); and do not give the read up "+
+			"it, in a script that checks the token, every third of its time to live, and go on after a renewal "+
+			"that failed: the next one is still in time); and do not give the read up "+
 			"before %v. Otherwise the cache never fills while the database is slow. Redis held: %s",
-			slowRead, slowestRead, describe(o), slowestRead, s.Cached()))
+			slowRead, slowestRead, describe(o), slowRead/4, failedCommand(s.taps[0]), slowestRead, s.Cached()))
 	}
 	if v := gotOne(r2, "shop-2's visitor, who came while shop-1 read,", oldPrice); !v.Pass && r2.Outcomes()[0].Err == nil {
 		return v
@@ -243,6 +254,17 @@ func slowestFills(h *harness.H, newShop NewShop) check.Verdict {
 		"the row %s. The contract's slowest read must be stored, reply included: a deadline of exactly %v gives "+
 		"it up as its answer arrives. Give the read a deadline well past it (10 s, say)", slowestRead, replyTime,
 		describe(o), describe(fresh), count(again, "more time"), slowestRead))
+}
+
+// failedCommand names the command of t the scene's Tap.Fail struck, for a
+// message.
+func failedCommand(t *fleet.Tap) string {
+	for _, c := range t.Log() {
+		if c.Said == "error: "+errRedis.Error() {
+			return fleet.Shorten(c.String())
+		}
+	}
+	return "none was sent"
 }
 
 // quietAfter checks that, with every visitor of s back, no instance sends

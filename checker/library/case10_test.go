@@ -97,10 +97,16 @@ var _ = register(10,
 	entry{dir: "wrong/writer-ctx-delete", fails: []string{"writer-leaves"}},
 	// A database that fails: the fleet backs off from it.
 	entry{dir: "wrong/failed-read-no-backoff", fails: []string{"db-down"}},
-	entry{dir: "wrong/backoff-in-memory", fails: []string{"db-down", "outbox"}},
+	entry{dir: "wrong/backoff-in-memory", fails: []string{"db-down", "slow-read", "outbox"}},
 	entry{dir: "wrong/backoff-plain-pexpire", fails: []string{"let-go"}},
 	entry{dir: "wrong/read-deadline-5s", fails: []string{"slow-read"}},
 	entry{dir: "wrong/read-deadline-25s", fails: []string{"hung-read"}},
+	// The third blind round's survivors, caught since: a visitor's deadline
+	// taken for a failing database, a backoff past the contract's half
+	// second, and a keepalive that ends at its first failed renewal.
+	entry{dir: "wrong/deadline-as-dbfail", fails: []string{"let-go"}},
+	entry{dir: "wrong/backoff-one-second", fails: []string{"let-go"}},
+	entry{dir: "wrong/keepalive-stops-on-error", fails: []string{"slow-read"}},
 	// The outbox relay, for a writer that dies after its commit.
 	entry{dir: "wrong/relay-own-instance", fails: []string{"outbox"}},
 	entry{dir: "wrong/relay-mark-first", fails: []string{"outbox"}},

@@ -27,11 +27,12 @@
 //   - A visitor who has waited past its budget (a second or so, at most
 //     10 s) for another instance's fill returns an error, and so does one
 //     whose fills keep being refused: the budget holds on every path.
-//   - A filler that gives up (its visitor left, or Redis failed) lets its
-//     lease go at once, so that the next visitor need not wait it out.
-//     After a failed read of the row it may keep it a moment (well under a
-//     second) as a backoff: while the database fails, the fleet as a whole
-//     reads it at most a few times a second, not once per visitor.
+//   - A filler that gives up (its visitor left or ran out of time, or
+//     Redis failed) lets its lease go at once, so that the next visitor
+//     need not wait it out. After a failed read of the row it may keep it
+//     a moment (half a second at most) as a backoff: while the database
+//     fails, the fleet as a whole reads it at most a few times a second,
+//     not once per visitor.
 //   - A commit stands even if the visitor leaves during it: the write's
 //     delete after the commit must reach Redis all the same.
 //   - Even if the writer's instance dies right after its commit: each
@@ -44,8 +45,9 @@
 //     (within a second or so); and returns once its ctx has ended.
 //   - On a bad day the database is slow: a read of the row may take up to
 //     5 s, and its answer up to 10 ms more on its way, and a fill that
-//     waited that long must still be stored. A read with no answer after
-//     20 s will not end: give it up by then, and let the lease go.
+//     waited that long must still be stored, even if one Redis command
+//     sent meanwhile failed. A read with no answer after 20 s will not
+//     end: give it up by then, and let the lease go.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step (one command, one script, or MULTI/EXEC); a lease's is more than
 //     a read and at most 10 s, a price's at most a minute.

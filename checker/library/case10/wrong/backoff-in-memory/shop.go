@@ -9,7 +9,10 @@
 // among them, it read 28 times in 3 s and passed; on six, each with a
 // visitor every 100 ms, 40 times in 2 s against the 26 allowed.)
 //
-// Verdict: fails "db-down".
+// Verdict: fails "db-down"; and "slow-read", since its keepalive ends at
+// the first renewal Redis refuses (the third blind round's
+// keepalive-stops-on-error, the same mistake); and "outbox", written
+// before the outbox, with no relay.
 //
 // The helper's own summary, which believes the backoff is the fleet's:
 //
