@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/stack"
 )
 
 // Relayer is the outbox relay the contract asks of a shop instance: Relay
@@ -50,30 +52,41 @@ const (
 	// stopWithin is how long a relay may take to return once its context
 	// has ended.
 	stopWithin = time.Second
+	// stallFor is how long shop-2's Redis stalls in its scene, and
+	// stallGoroutines how many more goroutines in the shop's code the
+	// scene's instances may have by then than before the write: the
+	// writer's, and one more each, with room. A relay that starts a
+	// goroutine per row and look, and waits for none, has one more every
+	// look.
+	stallFor        = time.Second
+	stallGoroutines = 4
 )
 
 // Outbox checks the outbox relay. An idle relay looks at the outbox at
 // most every 50 ms, sends nothing, and returns when its context ends.
-// Then, in three scenes, shop-1's write is cut off from Redis (Tap.Pause)
+// Then, in four scenes, shop-1's write is cut off from Redis (Tap.Pause)
 // just as it commits, as an instance that dies after its commit, so only
 // the outbox can bring its delete: with the old price cached; with a
 // filler on shop-2 that read the row before the commit and stores after
-// the relay; and with shop-2's first delete failing. Each time the outbox
-// must be empty within relayWithin of the commit (retryWithin after the
-// failure), and a visitor after it must get the new price.
+// the relay; with shop-2's first delete failing; and with shop-2's Redis
+// stalled for stallFor after the commit, during which the instances may
+// have at most stallGoroutines goroutines in the shop's code. Each time
+// the outbox must be empty within relayWithin of the commit (retryWithin
+// after the failure, relayWithin after the stall), and a visitor after it
+// must get the new price.
 func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	if v := idleRelay(h, newShop); !v.Pass {
 		return v
 	}
-	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails} {
+	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails, redisStalls, ownRelayFirst} {
 		if v := writerCutOff(h, newShop, how); !v.Pass {
 			return v
 		}
 	}
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
-		"commit, and after the relay's first delete failed; an idle relay looked at the outbox at most every " +
-		"50 ms and returned when told to stop")
+		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
+		"of goroutines meanwhile); an idle relay looked at the outbox at most every 50 ms and returned when told to stop")
 }
 
 // relays are the scene's instances' relays, each run as a visitor of its
@@ -176,6 +189,10 @@ const (
 	oldCached    cutOff = iota // the old price is cached
 	fillerBefore               // a filler read the row before the commit, and is held
 	deleteFails                // the old price is cached, and the relay's first delete fails
+	redisStalls                // the old price is cached, and shop-2's Redis stalls a while
+	// The old price is cached; shop-1's own delete fails, and shop-1 is
+	// cut off once its relay's first command has been answered.
+	ownRelayFirst
 )
 
 // writerCutOff is one scene of Outbox.
@@ -214,24 +231,72 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		// (shop-2 has no visitor now), fails as a dropped connection does.
 		s.taps[1].Fail(func(c fleet.Command) bool { return !fleet.ReadOnly(c.Name) }, errRedis, 1)
 	}
-	var resume atomic.Pointer[func()]
-	defer func() {
-		if r := resume.Load(); r != nil {
-			(*r)()
-		}
-	}()
+	// resume lets shop-1's commands through again, and unstall shop-2's:
+	// set on the writer's goroutine, called on the checker's.
+	var resume, unstall atomic.Pointer[func()]
+	defer call(&resume)
+	defer call(&unstall)
+	var armed, cut atomic.Bool
 	s.commits.then = func(context.Context, string) error {
-		if resume.Load() == nil {
+		if !armed.CompareAndSwap(false, true) {
+			return nil
+		}
+		if how != ownRelayFirst {
 			r := s.taps[0].Pause() // nothing shop-1 sends from now on reaches Redis
 			resume.Store(&r)
+			if how == redisStalls {
+				r := s.taps[1].Pause() // nor shop-2, for stallFor
+				unstall.Store(&r)
+			}
+			return nil
 		}
+		// Shop-1's own delete fails; shop-2 waits, so that shop-1's relay
+		// acts first; and once Redis has answered shop-1's next command
+		// (its relay's: a delete, or a claim on the row), shop-1 is cut
+		// off and shop-2 goes on.
+		r := s.taps[1].Pause()
+		unstall.Store(&r)
+		s.taps[0].Fail(func(c fleet.Command) bool { return !fleet.ReadOnly(c.Name) }, errRedis, 1)
+		s.taps[0].Note(func(c fleet.Command) {
+			// A script's EVALSHA that Redis did not know did nothing:
+			// the EVAL after it is the command.
+			if len(c.Keys) == 0 || c.NoScript || !cut.CompareAndSwap(false, true) {
+				return
+			}
+			r := s.taps[0].Pause()
+			resume.Store(&r)
+			call(&unstall)
+		})
 		return nil
 	}
+	before, _ := s.shopGoroutines()
 	s.Write(0, newPrice)
 	if err := s.Drive(func() bool { return s.Truth().Price == newPrice }, patience); err != nil {
 		return waitVerdict(err, "shop-1's write was")
 	}
+	if how == redisStalls {
+		if err := s.Elapse(stallFor); err != nil {
+			return stuckVerdict(err)
+		}
+		if n, where := s.shopGoroutines(); n-before > stallGoroutines {
+			return check.Failed(fmt.Sprintf("%d goroutines more", n-before), fmt.Sprintf("shop-1 committed %s and "+
+				"was cut off from Redis at once, and shop-2's Redis stalled for %v: meanwhile the instances had %d "+
+				"goroutines waiting in the shop's code, %d more than before the write (at most %d more: the writer's, "+
+				"and one each for the instances, with room). A relay "+
+				"that starts a goroutine per row on every look, and waits for none, piles them up while Redis "+
+				"stalls, each holding a connection of the pool: send the deletes from the relay's own goroutine, "+
+				"one at a time, with a deadline. Where they waited: %s", cents(newPrice), stallFor, n, n-before,
+				stallGoroutines, where))
+		}
+		call(&unstall)
+	}
 	committed := s.Clock.Now()
+	if how == ownRelayFirst {
+		// A shop-1 whose relay sends nothing lets shop-2 go on after half
+		// the bound all the same.
+		_ = s.Drive(cut.Load, relayWithin/2)
+		call(&unstall)
+	}
 	within := relayWithin
 	if how == deleteFails {
 		within = retryWithin
@@ -242,6 +307,10 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		scene = "with shop-2's filler holding the row it read before the commit"
 	case deleteFails:
 		scene = "with shop-2's first delete failing"
+	case redisStalls:
+		scene = fmt.Sprintf("with shop-2's Redis stalled for %v after the commit", stallFor)
+	case ownRelayFirst:
+		scene = "this time after its own delete failed and its relay's first command was answered"
 	}
 	err = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, within)
 	if v := r.early(); !v.Pass {
@@ -254,11 +323,20 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		}
 		// Out of time, or nothing left asleep on the clock: no relay
 		// was looking.
-		msg := fmt.Sprintf("shop-1 committed %s and was cut off from Redis at once, as an instance that dies "+
+		when := " at once"
+		if how == ownRelayFirst {
+			when = ""
+		}
+		msg := fmt.Sprintf("shop-1 committed %s and was cut off from Redis%s, as an instance that dies "+
 			"after its commit, %s; %v later the outbox still held the write's invalidation: no relay sent it "+
-			"and marked it sent (db.Pending, then the delete, then db.MarkSent)", cents(newPrice), scene, within)
-		if how == deleteFails {
+			"and marked it sent (db.Pending, then the delete, then db.MarkSent)", cents(newPrice), when, scene, within)
+		switch how {
+		case deleteFails:
 			msg += ". A delete that fails is tried again on a later look, with the row left unsent"
+		case ownRelayFirst:
+			msg += ". Shop-1's relay had sent " + s.sentAfter(0, 0) + ": a relay that claims a row for itself " +
+				"(so that the others skip it) may die right after its claim, as shop-1 did here; its claim must " +
+				"not keep the others off the row for longer than the delete may take"
 		}
 		return check.Failed("", msg+". Redis held: "+s.Cached())
 	}
@@ -286,20 +364,28 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		}
 		return msg + ". Redis held: " + held
 	})
-	if v.Pass && how == deleteFails && !struck(s.taps[1]) {
+	if v.Pass && how == deleteFails && failedCommand(s.taps[1]) == "none was sent" {
 		return check.Skipped("not staged: shop-2's relay sent the write's delete without a command the " +
 			"checker could fail")
 	}
 	return v
 }
 
-// struck reports whether the scene's Tap.Fail (errRedis) struck one of t's
-// commands.
-func struck(t *fleet.Tap) bool {
-	for _, c := range t.Log() {
-		if c.Said == "error: "+errRedis.Error() {
-			return true
+// shopGoroutines counts the goroutines with a frame in the shop's code,
+// and says where they are, for a message.
+func (s *scene) shopGoroutines() (int, string) {
+	n := 0
+	for _, g := range stack.Parse(fleet.Dump()) {
+		if _, ok := g.In(s.H.Dir()); ok {
+			n++
 		}
 	}
-	return false
+	return n, strings.Join(s.Places(), "; ")
+}
+
+// call calls the function f holds, if any.
+func call(f *atomic.Pointer[func()]) {
+	if fn := f.Load(); fn != nil {
+		(*fn)()
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/shop/catalog"
 )
 
 // oneSlotInfo is the check that the shop's commands would run on a Redis
@@ -17,8 +18,8 @@ var oneSlotInfo = check.Info{
 	Catches: "a fill script, or a write's DEL, that names the price and its lease under keys with no shared hash tag " +
 		"(price:<book> and lease:price:<book>): one Redis server runs it, and Redis Cluster, which most managed " +
 		"Redis services are, refuses it with CROSSSLOT; a tag on one key only, or two tags; a WATCH and MULTI " +
-		"across two slots; and a script that writes a key whose name it built from ARGV, which a cluster routes " +
-		"by KEYS alone",
+		"across two slots; a script that writes a key whose name it built from ARGV, which a cluster routes " +
+		"by KEYS alone; and an outbox relay that deletes several books' keys in one DEL (wrong/relay-batch-del)",
 }
 
 // OneSlot checks that every command the shop sends in a miss, a fill, a
@@ -30,9 +31,12 @@ var oneSlotInfo = check.Info{
 // Two instances play it:
 // shop-1's visitor misses and fills; shop-2 writes; shop-1's next visitor
 // misses, and while its read of the row is held shop-2 writes again, so
-// that its fill is refused and it reads again. It catches a two-key script
-// or DEL whose keys share no hash tag, a MULTI across slots, and a script
-// that writes a key it was not given. A shop that never names two keys at
+// that its fill is refused and it reads again. Then two more books'
+// writes are committed straight in the database, and the relays send
+// their invalidations (relayTwoBooks). It catches a two-key script or DEL
+// whose keys share no hash tag, a MULTI across slots, a script that
+// writes a key it was not given, and a relay that names two books in one
+// DEL. A shop that never names two keys at
 // once, and passes every key in KEYS, passes.
 func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 2, holdCalls(2), holdCalls())
@@ -88,6 +92,11 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 				"touches in KEYS, with one hash tag: price:{%s} and lease:{%s}", k.Name, book, book))
 		}
 	}
+	// The relays run last: their deletes would hide a key a script wrote.
+	relayed, v := s.relayTwoBooks()
+	if !v.Pass {
+		return v
+	}
 	multi := 0
 	for i, t := range s.taps {
 		sent := t.Log()
@@ -95,8 +104,9 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 			return check.Failed(fmt.Sprintf("keys in %d slots", distinctInts(x.Slots())), fmt.Sprintf("shop-%d sent %s: "+
 				"one Redis server runs it, but Redis Cluster (and so most managed Redis services) keeps keys in 16,384 "+
 				"hash slots and refuses a command, a script or a MULTI whose keys are in more than one, with CROSSSLOT. "+
-				"Give the keys one hash tag, the part in braces that alone decides the slot: price:{%s} and lease:{%s}",
-				i+1, x, book, book))
+				"Give one book's keys one hash tag, the part in braces that alone decides the slot: price:{%s} and "+
+				"lease:{%s}; and never name two books in one command (a relay that batches the outbox in one DEL): "+
+				"their slots differ, whatever the tags", i+1, x, book, book))
 		}
 		txs := map[int]bool{}
 		for _, c := range sent {
@@ -113,6 +123,9 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	if refused {
 		what = "a miss, a fill, a write and a fill the write refused"
 	}
+	if relayed {
+		what += ", and the relays' deletes of two books"
+	}
 	if multi == 0 {
 		return check.Passed(what + ": every command named at most one key")
 	}
@@ -126,4 +139,32 @@ func distinctInts(xs []int) int {
 		seen[x] = true
 	}
 	return len(seen)
+}
+
+// relayTwoBooks has the scene's relays send the invalidations of two
+// books' writes at once: both are committed straight in the database, as
+// by two writers that died after their commits, before the relays start.
+// A relay that batches the books' keys in one DEL names keys of two hash
+// slots. It reports whether the relays ran; a shop with no Relay skips
+// this part (the outbox check fails it).
+func (s *scene) relayTwoBooks() (bool, check.Verdict) {
+	for _, shop := range s.shops {
+		if _, ok := shop.(Relayer); !ok {
+			return false, check.Passed("")
+		}
+	}
+	for i, b := range catalog.Priced()[:2] {
+		if _, err := s.db.SetPrice(s.H.Context(), b, 1000+i); err != nil {
+			return false, check.Failed("", "the checker's own write of "+b+" failed: "+err.Error())
+		}
+	}
+	r, v := s.startRelays()
+	if !v.Pass {
+		return false, v
+	}
+	defer r.stop()
+	// Sent or not, what the relays sent is judged below; the outbox check
+	// judges whether they sent it.
+	_ = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, relayWithin)
+	return true, check.Passed("")
 }
