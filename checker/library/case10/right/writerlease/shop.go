@@ -272,6 +272,8 @@ func (s *Shop) Relay(ctx context.Context) error {
 	return nil
 }
 
+// relay tries every pending row once, a failed one not stopping the
+// others, and reports what failed.
 func (s *Shop) relay(ctx context.Context) error {
 	ctx, cancel := clock.WithTimeout(ctx, s.clock, leaseTTL)
 	defer cancel()
@@ -279,13 +281,13 @@ func (s *Shop) relay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var failed []error
 	for _, row := range rows {
-		if err := s.rdb.Del(ctx, priceKey(row.Book), leaseKey(row.Book)).Err(); err != nil {
-			return err
+		err := s.rdb.Del(ctx, priceKey(row.Book), leaseKey(row.Book)).Err()
+		if err == nil {
+			err = s.db.MarkSent(ctx, row.ID) // only once Redis has the delete
 		}
-		if err := s.db.MarkSent(ctx, row.ID); err != nil {
-			return err
-		}
+		failed = append(failed, err)
 	}
-	return nil
+	return errors.Join(failed...)
 }
