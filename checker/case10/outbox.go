@@ -32,8 +32,11 @@ var outboxInfo = check.Info{
 	Catches: "no relay (the old price stays for its whole time to live), a relay that sends only its own " +
 		"instance's deletes, one that deletes the price but not the lease (a fill that read before the commit " +
 		"stores the old price), one that marks a row sent before its delete succeeded or gives up at the first " +
-		"failure, one that looks at the outbox more often than every 50 ms, and one that does not return when " +
-		"its context ends",
+		"failure, one that looks at the outbox more often than every 50 ms, one that does not return when " +
+		"its context ends, one that sends each row on a goroutine of its own and waits for none, so that " +
+		"they pile up while Redis stalls (wrong/relay-go-per-row), relays that claim a row for longer than " +
+		"the delivery may take (wrong/relay-claim-30s), and a write that marks its book's other rows sent " +
+		"with its own delete (wrong/setprice-marks-book)",
 }
 
 const (
@@ -64,16 +67,19 @@ const (
 
 // Outbox checks the outbox relay. An idle relay looks at the outbox at
 // most every 50 ms, sends nothing, and returns when its context ends.
-// Then, in four scenes, shop-1's write is cut off from Redis (Tap.Pause)
+// Then, in five scenes, shop-1's write is cut off from Redis (Tap.Pause)
 // just as it commits, as an instance that dies after its commit, so only
 // the outbox can bring its delete: with the old price cached; with a
 // filler on shop-2 that read the row before the commit and stores after
-// the relay; with shop-2's first delete failing; and with shop-2's Redis
+// the relay; with shop-2's first delete failing; with shop-2's Redis
 // stalled for stallFor after the commit, during which the instances may
-// have at most stallGoroutines goroutines in the shop's code. Each time
-// the outbox must be empty within relayWithin of the commit (retryWithin
+// have at most stallGoroutines more goroutines in the shop's code; and,
+// its own delete failing, cut off only once Redis has answered its
+// relay's first command (a claim on the row, say). Each time the outbox
+// must be empty within relayWithin of the commit (retryWithin
 // after the failure, relayWithin after the stall), and a visitor after it
-// must get the new price.
+// must get the new price. A last scene (laterWriterCutOff) cuts off the
+// later of two writes of the book while the earlier is finishing.
 func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	if v := idleRelay(h, newShop); !v.Pass {
 		return v
@@ -83,10 +89,14 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
+	if v := laterWriterCutOff(h, newShop); !v.Pass {
+		return v
+	}
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
-		"of goroutines meanwhile); an idle relay looked at the outbox at most every 50 ms and returned when told to stop")
+		"of goroutines meanwhile), and when a later write's writer died while an earlier write was still " +
+		"finishing; an idle relay looked at the outbox at most every 50 ms and returned when told to stop")
 }
 
 // relays are the scene's instances' relays, each run as a visitor of its
@@ -388,4 +398,97 @@ func call(f *atomic.Pointer[func()]) {
 	if fn := f.Load(); fn != nil {
 		(*fn)()
 	}
+}
+
+// laterWriterCutOff is Outbox's last scene: two writes of the book, the
+// later one's writer cut off at its commit while the earlier one is still
+// finishing. Shop-1's write commits newPrice, and once Redis has answered
+// its next command (its delete) it is held; a visitor on shop-2 misses,
+// takes a lease and reads the row (newPrice), held there; shop-3's write
+// commits newer and is cut off at once. Then shop-1's write finishes, and
+// shop-2's filler stores what it read. Only the relays can now bring the
+// later write's delete: a visitor after them must get newer. It catches a
+// write that, its own delete sent, marks its book's other outbox rows
+// sent too: a delete sent before a commit does not stand for it.
+func laterWriterCutOff(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 3, holdCalls(1), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	r, v := s.startRelays()
+	if !v.Pass {
+		return v
+	}
+	defer r.stop()
+	hold := harness.NewGate()
+	defer hold.Open()
+	var commits atomic.Int32
+	var held atomic.Bool
+	var resume atomic.Pointer[func()]
+	defer call(&resume)
+	s.commits.then = func(context.Context, string) error {
+		switch commits.Add(1) {
+		case 1:
+			s.taps[0].Note(func(c fleet.Command) {
+				if len(c.Keys) == 0 || c.NoScript || !held.CompareAndSwap(false, true) {
+					return
+				}
+				_ = hold.Wait(h.Context()) // shop-1's write, right after its delete
+			})
+		case 2:
+			r := s.taps[2].Pause() // shop-3 is cut off at its commit
+			resume.Store(&r)
+		}
+		return nil
+	}
+	first := s.Write(0, newPrice)
+	if err := s.Drive(func() bool { return held.Load() || first.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was")
+	}
+	if !held.Load() {
+		return check.Skipped("not staged: shop-1's write sent Redis nothing after its commit")
+	}
+	filler := s.Read(1)
+	if err := s.Drive(func() bool { return s.reads.Calls() > 0 || filler.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, after shop-1's delete, was")
+	}
+	if s.reads.Calls() == 0 {
+		return check.Skipped("not staged: shop-2's visitor, after shop-1's delete, did not read the row")
+	}
+	s.Write(2, newer)
+	if err := s.Drive(func() bool { return s.Truth().Price == newer }, patience); err != nil {
+		return waitVerdict(err, "shop-3's write was")
+	}
+	hold.Open()
+	if err := s.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's write, let go after shop-3's commit, was")
+	}
+	s.reads.Gate(1).Open()
+	if err := s.Drive(filler.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's filler was")
+	}
+	err = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, relayWithin)
+	if v := r.early(); !v.Pass {
+		return v
+	}
+	if err != nil {
+		var stuck *harness.Stuck
+		if errors.As(err, &stuck) && stuck.Cause == harness.Running {
+			return stuckVerdict(err)
+		}
+		return check.Failed("", fmt.Sprintf("shop-3 committed %s and was cut off from Redis at once; %v later the "+
+			"outbox still held an invalidation: no relay sent it and marked it sent. Redis held: %s",
+			cents(newer), relayWithin, s.Cached()))
+	}
+	held2 := s.Cached()
+	return s.served("", func(got int) string {
+		return fmt.Sprintf("shop-1's write committed %s and sent its delete; then shop-2's visitor missed, took a "+
+			"lease and read the row (%s); then shop-3's write committed %s and was cut off from Redis at once, as "+
+			"an instance that dies after its commit; then shop-1's write finished, and shop-2's filler stored what it "+
+			"had read. With the outbox empty, a visitor got %s. Nobody sent a delete after shop-3's commit, yet its "+
+			"outbox row was marked sent: mark a row sent only after a delete sent after that row's commit (the relay "+
+			"that read it from the outbox, and sent its delete), never because a delete of the same book went "+
+			"earlier. Redis held: %s", cents(newPrice), cents(newPrice), cents(newer), cents(got), held2)
+	})
 }
