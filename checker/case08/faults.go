@@ -23,6 +23,10 @@ const (
 	// connections, so that rebuilds that keep a hung query for ever hold
 	// every connection.
 	hungPages = pool
+	// latePage is one more page the database hangs, whose reader comes
+	// with the pool already full of hung queries: its rebuild waits for a
+	// connection before it queries, and the wait counts in its bound.
+	latePage = hungPages + 1
 	// healthyPages is how many pages the database still answers, read
 	// while the others hang.
 	healthyPages = 5
@@ -87,25 +91,31 @@ func (q *openQueries) at(now time.Time) (open int, longest time.Duration) {
 }
 
 // HungQuery checks that a rebuild gives a hung query up. The database hangs
-// every query of events 1 to 20, until the query's context ends; one reader
-// comes for each, so that their rebuilds take every connection of the
-// pool. Then readers of five other pages, which the database answers at
-// once, come and come back a second after each "try again" for 20 s of the
-// shop's clock. No hung page may still be queried 10 s after its reader
+// every query of events 1 to 21, until the query's context ends; one reader
+// comes for each of the first 20, so that their rebuilds take every
+// connection of the pool. Then event 21's reader comes, whose rebuild must
+// wait for a connection, and readers of five other pages, which the
+// database answers at once, come and come back a second after each "try
+// again" for 20 s of the shop's clock. No hung page may still be queried
+// 10 s after its reader
 // came, and each of the five must get its page. It catches a rebuild with
 // no deadline (20 hung queries hold the pool for ever, and every other page
 // is "try again"), a deadline on the wait for a connection only, a deadline
 // longer than 10 s, a flight that stops waiting for a query it leaves
 // running, and a rebuild that retries with a fresh deadline for each try.
 func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
-	var q openQueries
+	var q, late openQueries
 	stop := make(chan struct{})
 	hook := func(s *scene, ctx context.Context, id int) error {
-		if id > hungPages {
+		if id > latePage {
 			return nil
 		}
-		n := q.begin(s.clk.Now())
-		defer func() { q.end(n, s.clk.Now()) }()
+		on := &q
+		if id == latePage {
+			on = &late
+		}
+		n := on.begin(s.clk.Now())
+		defer func() { on.end(n, s.clk.Now()) }()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -136,9 +146,11 @@ func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	start := s.clk.Now()
+	late.from = start
+	lateReader := s.visit(1, func(ctx context.Context, _ int) (string, error) { return s.shop.Page(ctx, latePage) })
 	healthy := s.visit(healthyPages, func(ctx context.Context, i int) (string, error) {
 		for {
-			page, err := s.shop.Page(ctx, hungPages+1+i)
+			page, err := s.shop.Page(ctx, latePage+1+i)
 			if err == nil || s.clk.Now().Sub(start) >= hungFor {
 				return page, err
 			}
@@ -149,10 +161,12 @@ func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
 	})
 	err = s.Drive(func() bool {
 		open, _ := q.at(s.clk.Now())
-		return healthy.Done() && open == 0
+		lateOpen, _ := late.at(s.clk.Now())
+		return healthy.Done() && lateReader.Done() && open+lateOpen == 0
 	}, hungFor+comeBack)
 	now := s.clk.Now()
 	open, longest := q.at(now)
+	lateOpen, lateLongest := late.at(now)
 	// A scene that came to rest with nothing asleep on the clock and hung
 	// queries open will never end them: that is the verdict, not a stuck
 	// scene.
@@ -179,6 +193,12 @@ func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
 			"readers came, and a rebuild gives up within %v of its start, retries and all: one deadline for the whole "+
 			"rebuild, not a fresh one for each try. A connection held that long is one the pages the database would "+
 			"answer cannot have", longest, maxRebuild))
+	case lateOpen > 0 || lateLongest > maxRebuild:
+		return check.Failed(fmt.Sprintf("event %d queried for %v", latePage, lateLongest), fmt.Sprintf("event %d's "+
+			"reader came %v after the pool had filled with hung queries, so its rebuild waited for a connection, and "+
+			"then its query hung too: it was still open %v after its reader came, past the %v a rebuild may last. "+
+			"One deadline bounds the whole rebuild, its wait for a connection and its query together, not a deadline "+
+			"for each", latePage, stagger, lateLongest, maxRebuild))
 	}
 	if v := allGot(healthy.Outcomes(), healthyIDs()); !v.Pass {
 		return check.Failed(v.Figure, fmt.Sprintf("while the database hung %d pages' queries, and for %v of the shop's "+
@@ -187,15 +207,19 @@ func HungQuery(h *harness.H, newShop NewShop) check.Verdict {
 			"given back on every path, a deadline made for each rebuild, not one shared or already spent)",
 			hungPages, hungFor, v.Message, longest))
 	}
-	return check.Passed(fmt.Sprintf("%d hung pages given up within %v, %d other pages served", hungPages, longest,
-		healthyPages))
+	lateFigure := "never queried"
+	if lateLongest > 0 {
+		lateFigure = fmt.Sprintf("given up within %v of its reader", lateLongest)
+	}
+	return check.Passed(fmt.Sprintf("%d hung pages given up within %v, event %d %s, %d other pages served",
+		hungPages, longest, latePage, lateFigure, healthyPages))
 }
 
 // healthyIDs are the pages the hung database still answers.
 func healthyIDs() []int {
 	ids := make([]int, healthyPages)
 	for i := range ids {
-		ids[i] = hungPages + 1 + i
+		ids[i] = latePage + 1 + i
 	}
 	return ids
 }

@@ -116,6 +116,13 @@ var _ = register(8,
 	entry{dir: "wrong/hung-abandoned-query", fails: []string{"failed-again", "hung-query"}},
 	// Held out: written by a student who had not seen the checks.
 	entry{dir: "wrong/hung-retry-fresh-deadline", fails: []string{"hung-query", "outage"}},
+	// A deadline for each phase of the rebuild: caught since hung-query
+	// sends one more hung page's reader with the pool already full.
+	entry{dir: "wrong/phase-deadlines", fails: []string{"hung-query"}},
+	// The two right answers of other shapes, as they were: each made its
+	// rebuild's deadline only once a connection was free.
+	entry{dir: "wrong/workers-queue-wait", fails: []string{"hung-query"}},
+	entry{dir: "wrong/errgroup-slot-wait", fails: []string{"hung-query"}},
 	// Its hung queries end with their first reader's budget, and so does
 	// every rebuild whose first reader gives up: its waiters get the
 	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever

@@ -109,10 +109,14 @@ func (s *Shop) join(id int) *flight {
 	}
 	f := &flight{done: make(chan struct{})}
 	s.flights[id] = f
-	// Go blocks while 20 rebuilds run, so it is called from a goroutine
-	// of its own, not under the lock.
+	// The rebuild's 8 s count from now, its wait for a slot included: Go
+	// blocks while 20 rebuilds run (so it is called from a goroutine of
+	// its own, not under the lock), and a rebuild that got 8 s only once
+	// it ran would last 16 behind hung queries.
+	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 8*time.Second)
 	go s.group.Go(func() error {
-		f.page, f.err = s.rebuild(id)
+		defer cancel()
+		f.page, f.err = s.rebuild(ctx, id)
 		s.mu.Lock()
 		delete(s.flights, id)
 		s.mu.Unlock()
@@ -123,16 +127,17 @@ func (s *Shop) join(id int) *flight {
 }
 
 // rebuild works for whoever is waiting, so no reader's context ends it;
-// a hung database does, after 8 s, which gives the group's slot back. A
-// panicking query is its readers' error, not the end of the process.
-func (s *Shop) rebuild(id int) (page string, err error) {
+// ctx's deadline does, which gives the group's slot back. A panicking
+// query is its readers' error, not the end of the process.
+func (s *Shop) rebuild(ctx context.Context, id int) (page string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			page, err = "", fmt.Errorf("event %d: the query panicked: %v", id, r)
 		}
 	}()
-	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 8*time.Second)
-	defer cancel()
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("event %d: waiting for a database connection: %w", id, err)
+	}
 	if page, err := s.rdb.Get(ctx, keyOf(id)).Result(); err == nil {
 		return page, nil
 	}

@@ -28,6 +28,7 @@ func (e *TryAgain) Error() string { return "try again in " + e.After.String() }
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
 type job struct {
+	ctx   context.Context // the rebuild's deadline, from its start
 	id    int
 	reply chan result
 }
@@ -59,7 +60,7 @@ func (s *Shop) workers() {
 		for range events.Pool {
 			go func() {
 				for j := range s.jobs {
-					page, err := s.fetch(j.id)
+					page, err := s.fetch(j.ctx, j.id)
 					j.reply <- result{page, err}
 				}
 			}()
@@ -95,17 +96,14 @@ func (s *Shop) WarmUp(ctx context.Context, ids []int) error {
 	return nil
 }
 
-// fetch runs on a worker, for whoever waits: it has 10 s, the longest a
-// hung query may keep the worker.
-func (s *Shop) fetch(id int) (page string, err error) {
+// fetch runs on a worker, for whoever waits, until ctx's deadline.
+func (s *Shop) fetch(ctx context.Context, id int) (page string, err error) {
 	// A query that panics must not take the worker, or the process, down.
 	defer func() {
 		if r := recover(); r != nil {
 			page, err = "", fmt.Errorf("page %d: query panicked: %v", id, r)
 		}
 	}()
-	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 10*time.Second)
-	defer cancel()
 	if page, err := s.rdb.Get(ctx, cacheKey(id)).Result(); err == nil {
 		return page, nil
 	}
@@ -127,8 +125,17 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 	}
 	s.workers()
 	ch := s.flights.DoChan(strconv.Itoa(id), func() (any, error) {
-		j := job{id: id, reply: make(chan result, 1)}
-		s.jobs <- j
+		// 10 s from now, the wait for a free worker included: with every
+		// worker on a hung query, a rebuild that waited first and then
+		// got 10 s of its own would last 20.
+		ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 10*time.Second)
+		defer cancel()
+		j := job{ctx: ctx, id: id, reply: make(chan result, 1)}
+		select {
+		case s.jobs <- j:
+		case <-ctx.Done():
+			return "", fmt.Errorf("page %d: waiting for a database connection: %w", id, ctx.Err())
+		}
 		r := <-j.reply
 		return r.page, r.err
 	})
