@@ -84,9 +84,14 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	if v := idleRelay(h, newShop); !v.Pass {
 		return v
 	}
+	var unstaged string
 	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails, redisStalls, ownRelayFirst} {
-		if v := writerCutOff(h, newShop, how); !v.Pass {
+		v := writerCutOff(h, newShop, how)
+		if !v.Pass {
 			return v
+		}
+		if v.Figure != "" {
+			unstaged = "; " + v.Figure
 		}
 	}
 	if v := laterWriterCutOff(h, newShop); !v.Pass {
@@ -96,7 +101,7 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
 		"of goroutines meanwhile), and when a later write's writer died while an earlier write was still " +
-		"finishing; an idle relay looked at the outbox at most every 50 ms and returned when told to stop")
+		"finishing; an idle relay looked at the outbox at most every 50 ms and returned when told to stop" + unstaged)
 }
 
 // relays are the scene's instances' relays, each run as a visitor of its
@@ -377,6 +382,12 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 	if v.Pass && how == deleteFails && failedCommand(s.taps[1]) == "none was sent" {
 		return check.Skipped("not staged: shop-2's relay sent the write's delete without a command the " +
 			"checker could fail")
+	}
+	if v.Pass && how == ownRelayFirst && !cut.Load() {
+		// The others' scenes stand; this one did not happen, and the
+		// verdict says so rather than count it.
+		return check.Passed("not staged: shop-1's relay sent Redis nothing after its commit, so no instance " +
+			"died right after its relay's first command")
 	}
 	return v
 }
