@@ -161,6 +161,23 @@ func (r *relays) done() bool {
 	return true
 }
 
+// awaitOutbox drives the scene until the outbox is empty, for at most
+// within, and reports whether it was. It fails when a relay returned
+// before it was told to stop, or the shop never came to rest. Out of
+// time, or with nothing left asleep on the clock, no relay was looking:
+// the outbox is not empty, and the caller says what that means.
+func (s *scene) awaitOutbox(r *relays, within time.Duration) (bool, check.Verdict) {
+	err := s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, within)
+	if v := r.early(); !v.Pass {
+		return false, v
+	}
+	var stuck *harness.Stuck
+	if errors.As(err, &stuck) && stuck.Cause == harness.Running {
+		return false, stuckVerdict(err)
+	}
+	return err == nil, check.Passed("")
+}
+
 // idleRelay is the first scene of Outbox: one instance's relay with
 // nothing to send, for idleFor, and then told to stop.
 func idleRelay(h *harness.H, newShop NewShop) check.Verdict {
@@ -327,17 +344,11 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 	case ownRelayFirst:
 		scene = "this time after its own delete failed and its relay's first command was answered"
 	}
-	err = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, within)
-	if v := r.early(); !v.Pass {
+	sent, v := s.awaitOutbox(r, within)
+	if !v.Pass {
 		return v
 	}
-	if err != nil {
-		var stuck *harness.Stuck
-		if errors.As(err, &stuck) && stuck.Cause == harness.Running {
-			return stuckVerdict(err)
-		}
-		// Out of time, or nothing left asleep on the clock: no relay
-		// was looking.
+	if !sent {
 		when := " at once"
 		if how == ownRelayFirst {
 			when = ""
@@ -479,15 +490,11 @@ func laterWriterCutOff(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Drive(filler.Done, patience); err != nil {
 		return waitVerdict(err, "shop-2's filler was")
 	}
-	err = s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, relayWithin)
-	if v := r.early(); !v.Pass {
+	sent, v := s.awaitOutbox(r, relayWithin)
+	if !v.Pass {
 		return v
 	}
-	if err != nil {
-		var stuck *harness.Stuck
-		if errors.As(err, &stuck) && stuck.Cause == harness.Running {
-			return stuckVerdict(err)
-		}
+	if !sent {
 		return check.Failed("", fmt.Sprintf("shop-3 committed %s and was cut off from Redis at once; %v later the "+
 			"outbox still held an invalidation: no relay sent it and marked it sent. Redis held: %s",
 			cents(newer), relayWithin, s.Cached()))
