@@ -63,7 +63,9 @@ const (
 	downEvery = 100 * time.Millisecond
 	downShops = 6
 	// downRate is how many reads a second the whole fleet may send a
-	// failing database; each instance may send one more.
+	// failing database, however many instances it has. (Known answers
+	// read 6 to 15 times in the scene, the reference 12; a backoff each
+	// instance keeps in memory, refusing its own visitors meanwhile, 24.)
 	downRate = 10
 	// upWithin is how soon after the database is back a visitor must get
 	// the price: a backoff ends with the outage.
@@ -364,8 +366,7 @@ func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
 // DatabaseDown checks that the fleet backs off from a failing database.
 // For downFor every read of the row fails at once, while a visitor comes
 // to each of downShops instances every downEvery: the fleet may read the
-// database at most downRate times a second (and once more per instance),
-// and every visitor must return within a visitor's bound, with an error
+// database at most downRate times a second, and every visitor must return within a visitor's bound, with an error
 // or the price. Then the database is back, and upWithin later a visitor
 // must get the price. It catches a failed read that lets its lease go at
 // once (every visitor reads the failing database), a filler that retries
@@ -402,12 +403,12 @@ func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.Drive(func() bool { return fleet.AllDone(crowds) }, visitorBound); err != nil {
 		return downVerdict(err, "the visitors, with the database down,")
 	}
-	n, limit := s.RowReads(), downRate*int(downFor/time.Second)+len(s.shops)
+	n, limit := s.RowReads(), downRate*int(downFor/time.Second)
 	figure := fmt.Sprintf("%s in %v of outage, %d visitors", count(n, "read"), downFor, len(crowds))
 	if n > limit {
 		return check.Failed(figure, fmt.Sprintf("for %v every read of the row failed at once (%s), while a visitor came "+
-			"to each of %d instances every %v; the fleet read the failing database %d times, more than %d a second "+
-			"(and one per instance). An outage read by every visitor, or by every instance, becomes a stampede on "+
+			"to each of %d instances every %v; the fleet read the failing database %d times, more than %d a second. "+
+			"An outage read by every visitor, or by every instance, becomes a stampede on "+
 			"the database the moment it comes back, and grows with the fleet: after a failed read, keep the lease "+
 			"in Redis a moment (a quarter of a second, say) as the whole fleet's backoff, and return the error",
 			downFor, errDown, len(s.shops), downEvery, n, downRate))

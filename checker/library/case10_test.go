@@ -98,6 +98,11 @@ var _ = register(10,
 	// A database that fails: the fleet backs off from it.
 	entry{dir: "wrong/failed-read-no-backoff", fails: []string{"db-down"}},
 	entry{dir: "wrong/backoff-in-memory", fails: []string{"db-down", "slow-read", "outbox"}},
+	// The same, turning the instance's own visitors away meanwhile: 24
+	// reads, caught since db-down's bound gives no instance a read more.
+	// The explorer fails it too: a visitor after a scene is refused for
+	// the backoff of a read the fleet has since redone.
+	entry{dir: "wrong/backoff-in-memory-strict", fails: []string{"db-down", "explore"}},
 	entry{dir: "wrong/backoff-plain-pexpire", fails: []string{"let-go"}},
 	entry{dir: "wrong/read-deadline-5s", fails: []string{"slow-read"}},
 	entry{dir: "wrong/read-deadline-25s", fails: []string{"hung-read"}},
