@@ -5,7 +5,9 @@
 // deletes after the commit, and the same delete ends any outstanding
 // lease, so a fill that read the old row before the commit is refused. An
 // outbox relay sends that delete again for a writer that died after its
-// commit. The chapter is docs/10-stale-set.md.
+// commit. Within an instance, the visitors of a book share one flight, so
+// that the fleet asks Redis once per instance, not once per visitor. The
+// chapter is docs/10-stale-set.md.
 package case10
 
 import (
@@ -13,7 +15,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,8 +45,8 @@ const (
 	// while the database fails, the whole fleet reads it about four times
 	// a second, not once per visitor, and the next try still comes soon.
 	failBackoff = 250 * time.Millisecond
-	// A visitor who finds the lease taken polls for the holder's fill about
-	// every pollEvery, and gives up after waitBudget, telling its visitor
+	// A flight that finds the lease taken polls for the holder's fill about
+	// every pollEvery, and gives up after waitBudget, telling its visitors
 	// to come back after retryAfter.
 	pollEvery  = 50 * time.Millisecond
 	waitBudget = time.Second
@@ -83,18 +87,117 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
+
+	mu      sync.Mutex
+	flights map[string]*flight // the book's flight, while one is on
+}
+
+// A flight is an instance's one lookup of a book's price, shared by every
+// visitor of the instance who asks for the book while it is on. Without
+// it, each waiting visitor would poll Redis on its own: a hot key's expiry
+// on a fleet of 100 instances serving 100 visitors each would send tens of
+// thousands of commands to the one Redis shard that holds the key.
+type flight struct {
+	done  chan struct{} // closed once price and err are set
+	price int
+	err   error
+
+	// Guarded by Shop.mu: the visitors still waiting, and the end of the
+	// lookup's context, called when the last of them leaves.
+	visitors int
+	cancel   context.CancelFunc
 }
 
 // New returns an instance of the shop in a fleet that shares the database
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk}
+	return &Shop{db: db, rdb: rdb, clock: clk, flights: make(map[string]*flight)}
 }
 
-// Price returns a book's price in cents, from Redis or, under a lease,
-// from the database.
+// Price returns a book's price in cents, from Redis or, on a miss,
+// through the instance's flight for the book.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	// A hit needs no flight. And a visitor who comes after a fill has
+	// landed is served at once, not when a flight still asleep between
+	// two polls wakes.
+	if price, ok, err := s.cached(ctx, book); err != nil || ok {
+		return price, err
+	}
+	came := s.clock.Now()
+	for {
+		f := s.join(ctx, book)
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			s.leave(book, f)
+			return 0, ctx.Err()
+		}
+		// A flight gives up waiting waitBudget after it began, which may
+		// be only a moment after this visitor came: then the visitor
+		// waits on, in the next flight, so that each waits its budget.
+		var busy *TryAgain
+		if errors.As(f.err, &busy) && s.clock.Now().Sub(came) < waitBudget {
+			continue
+		}
+		return f.price, f.err
+	}
+}
+
+// join counts the caller among the visitors of the book's flight, starting
+// one if none is on.
+func (s *Shop) join(ctx context.Context, book string) *flight {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.flights[book]
+	if f == nil {
+		// The flight works for every visitor who joins it, so it must not
+		// end with its first visitor's context; it ends when its last
+		// visitor leaves (see leave). Its waits have bounds of their own.
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		s.flights[book] = f
+		go s.fly(fctx, book, f)
+	}
+	f.visitors++
+	return f
+}
+
+// fly runs the flight's lookup and hands its answer to the visitors.
+func (s *Shop) fly(ctx context.Context, book string, f *flight) {
+	price, err := s.lookup(ctx, book)
+	s.mu.Lock()
+	f.price, f.err = price, err
+	f.cancel()
+	s.land(book, f)
+	s.mu.Unlock()
+	close(f.done)
+}
+
+// leave takes a visitor who gave up off its flight. The last one to leave
+// ends the lookup, so that a lease taken for nobody is let go at once
+// rather than held through a read whose answer nobody waits for.
+func (s *Shop) leave(book string, f *flight) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.visitors--
+	if f.visitors == 0 {
+		f.cancel()
+		s.land(book, f) // the next visitor starts a flight of its own
+	}
+}
+
+// land takes the book's flight f off the instance, if it is still on, so
+// that no visitor joins it any more. The caller holds s.mu.
+func (s *Shop) land(book string, f *flight) {
+	if s.flights[book] == f {
+		delete(s.flights, book)
+	}
+}
+
+// lookup is a flight's work: the price from Redis or, under a lease, from
+// the database.
+func (s *Shop) lookup(ctx context.Context, book string) (int, error) {
 	deadline := s.clock.Now().Add(waitBudget)
 	for {
 		if price, ok, err := s.cached(ctx, book); err != nil || ok {
@@ -139,7 +242,9 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		if !s.clock.Now().Before(deadline) {
 			return 0, &TryAgain{After: retryAfter}
 		}
-		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+		// Jittered, so that the flights of instances that missed together
+		// do not poll Redis together for as long as they wait.
+		if err := s.clock.Sleep(ctx, pollEvery/2+mathrand.N(pollEvery)); err != nil {
 			return 0, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,18 +56,88 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
+
+	mu      sync.Mutex
+	flights map[string]*flight
 }
 
 // New returns an instance of the shop in a fleet that shares the database
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk}
+	return &Shop{db: db, rdb: rdb, clock: clk, flights: map[string]*flight{}}
+}
+
+// A flight is the instance's one lookup of a book, shared by the visitors
+// who ask for it while it is on; it ends early only when the last of them
+// has left.
+type flight struct {
+	done     chan struct{}
+	price    int
+	err      error
+	visitors int // guarded by Shop.mu
+	cancel   context.CancelFunc
 }
 
 // Price returns a book's price in cents, from Redis or, under a lease,
-// from the database.
+// from the database, through the instance's flight for the book.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	came := s.clock.Now()
+	for {
+		price, err := s.fly(ctx, book)
+		// A flight that began before this visitor came gives up before
+		// the visitor has waited its budget: wait on in the next one.
+		if errors.Is(err, ErrBusy) && s.clock.Now().Sub(came) < waitBudget {
+			continue
+		}
+		return price, err
+	}
+}
+
+// fly joins the book's flight, starting one if none is on, and returns
+// its answer, or the visitor's context's error if it leaves first.
+func (s *Shop) fly(ctx context.Context, book string) (int, error) {
+	s.mu.Lock()
+	f := s.flights[book]
+	if f == nil {
+		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		f = &flight{done: make(chan struct{}), cancel: cancel}
+		s.flights[book] = f
+		go func() {
+			price, err := s.lookup(fctx, book)
+			s.mu.Lock()
+			f.price, f.err = price, err
+			s.drop(book, f)
+			s.mu.Unlock()
+			close(f.done)
+		}()
+	}
+	f.visitors++
+	s.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.price, f.err
+	case <-ctx.Done():
+		s.mu.Lock()
+		if f.visitors--; f.visitors == 0 {
+			s.drop(book, f) // the next visitor starts afresh
+		}
+		s.mu.Unlock()
+		return 0, ctx.Err()
+	}
+}
+
+// drop ends flight f and takes it off the instance. The caller holds s.mu.
+func (s *Shop) drop(book string, f *flight) {
+	f.cancel()
+	if s.flights[book] == f {
+		delete(s.flights, book)
+	}
+}
+
+// lookup is a flight's work: the price from Redis or, under a lease, from
+// the database.
+func (s *Shop) lookup(ctx context.Context, book string) (int, error) {
 	deadline := s.clock.Now().Add(waitBudget)
 	for {
 		if price, ok, err := s.cached(ctx, book); err != nil || ok {
@@ -111,7 +182,8 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		if !s.clock.Now().Before(deadline) {
 			return 0, ErrBusy
 		}
-		if err := s.clock.Sleep(ctx, pollEvery); err != nil {
+		// Jittered: flights that missed together do not poll together.
+		if err := s.clock.Sleep(ctx, pollEvery/2+mathrand.N(pollEvery)); err != nil {
 			return 0, err
 		}
 	}

@@ -12,10 +12,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
 
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
@@ -40,11 +43,15 @@ type Shop struct {
 	db    *catalog.DB
 	rdb   *redis.Client
 	clock clock.Clock
+
+	lookups singleflight.Group
+	mu      sync.Mutex
+	waiting map[string]*waiters
 }
 
 // New returns an instance of the shop.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk}
+	return &Shop{db: db, rdb: rdb, clock: clk, waiting: map[string]*waiters{}}
 }
 
 func keys(book string) (price, epoch, lock string) {
@@ -85,8 +92,69 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0`)
 
+// Visitors of a book in this instance share one lookup (singleflight).
+// The lookup runs on a context of its own, which ends once every visitor
+// of the book has left: the first to leave must not end it for the
+// others, and the last must not leave it holding a lease for nobody.
+type waiters struct {
+	n      int
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
 // Price returns a book's price in cents.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
+	came := s.clock.Now()
+	w := s.arrive(ctx, book)
+	defer s.depart(book, w)
+	for {
+		ch := s.lookups.DoChan(book, func() (any, error) { return s.lookup(w.ctx, book) })
+		select {
+		case r := <-ch:
+			// A lookup that began before this visitor came may give up
+			// before the visitor has waited its own budget.
+			if errors.Is(r.Err, ErrTryLater) && s.clock.Now().Sub(came) < patience*poll {
+				continue
+			}
+			if r.Err != nil {
+				return 0, r.Err
+			}
+			return r.Val.(int), nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// arrive counts a visitor of the book in.
+func (s *Shop) arrive(ctx context.Context, book string) *waiters {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.waiting[book]
+	if w == nil {
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		w = &waiters{ctx: wctx, cancel: cancel}
+		s.waiting[book] = w
+	}
+	w.n++
+	return w
+}
+
+// depart counts a visitor out; the last one ends the lookup, and forgets
+// it, so that a visitor who comes next starts a new one.
+func (s *Shop) depart(book string, w *waiters) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w.n--; w.n > 0 {
+		return
+	}
+	w.cancel()
+	delete(s.waiting, book)
+	s.lookups.Forget(book)
+}
+
+// lookup is the work of the book's one lookup in this instance.
+func (s *Shop) lookup(ctx context.Context, book string) (int, error) {
 	priceKey, _, lockKey := keys(book)
 	for tries := 0; tries < patience; {
 		v, err := s.rdb.Get(ctx, priceKey).Int()
@@ -103,7 +171,7 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		}
 		if !ok {
 			tries++
-			if err := s.clock.Sleep(ctx, poll); err != nil {
+			if err := s.clock.Sleep(ctx, poll/2+mathrand.N(poll)); err != nil {
 				return 0, err
 			}
 			continue

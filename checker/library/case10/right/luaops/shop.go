@@ -3,7 +3,8 @@
 // price, or takes the lease for the caller in the same step, or says that
 // someone else holds it; the fill script stores the price only under the
 // caller's lease; the invalidate script deletes the price and the lease.
-// Waiters back off from 10 ms, doubling to 80 ms, for about a second.
+// Waiters back off from about 10 ms, doubling to about 80 ms, for about a
+// second, and an instance's visitors of a book take turns.
 package luaops
 
 import (
@@ -11,8 +12,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	mathrand "math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -72,21 +75,52 @@ type Shop struct {
 	clock clock.Clock
 	ttl   time.Duration // of a price
 	lease time.Duration // of a lease
+
+	mu    sync.Mutex
+	turns map[string]chan struct{}
 }
 
 // New returns an instance of the shop.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, ttl: 20 * time.Second, lease: 5 * time.Second}
+	return &Shop{db: db, rdb: rdb, clock: clk, ttl: 20 * time.Second, lease: 5 * time.Second, turns: map[string]chan struct{}{}}
 }
 
 func (s *Shop) keys(book string) []string {
 	return []string{"cache:{" + book + "}", "cache:{" + book + "}:lease"} // one hash slot
 }
 
-// Price returns a book's price in cents.
+// Price returns a book's price in cents. An instance's visitors of a book
+// take turns: the one whose turn it is asks Redis, the others wait in line
+// and then, almost always, find the price it brought.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
-	backoff, waited := 10*time.Millisecond, time.Duration(0)
 	began := s.clock.Now()
+	turn := s.turn(book)
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	defer func() { <-turn }()
+	return s.lookup(ctx, book, began)
+}
+
+// turn returns the book's turn: a channel with room for one.
+func (s *Shop) turn(book string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.turns[book]
+	if !ok {
+		// Kept for good: a few bytes for each book this instance sells.
+		t = make(chan struct{}, 1)
+		s.turns[book] = t
+	}
+	return t
+}
+
+// lookup asks Redis, and fills under a lease, for a visitor who came at
+// began: its second's budget counts the wait in line too.
+func (s *Shop) lookup(ctx context.Context, book string, began time.Time) (int, error) {
+	backoff := 10 * time.Millisecond
 	for {
 		token := rand.Text()
 		got, err := readOrLease.Run(ctx, s.rdb, s.keys(book), token, s.lease.Milliseconds()).Text()
@@ -116,13 +150,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			}
 			continue
 		}
-		if waited >= time.Second {
+		if s.clock.Now().Sub(began) >= time.Second {
 			return 0, ErrBusy
 		}
-		if err := s.clock.Sleep(ctx, backoff); err != nil {
+		// Half to one and a half of the backoff: instances that missed
+		// together do not ask together.
+		if err := s.clock.Sleep(ctx, backoff/2+mathrand.N(backoff)); err != nil {
 			return 0, err
 		}
-		waited += backoff
 		backoff = min(2*backoff, 80*time.Millisecond)
 	}
 }
