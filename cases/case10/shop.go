@@ -27,6 +27,14 @@
 //   - A visitor who has waited past its budget (a second or so, at most
 //     10 s) for another instance's fill returns an error, and so does one
 //     whose fills keep being refused: the budget holds on every path.
+//   - An instance's visitors who ask for one book while it is being
+//     filled share one wait (a flight, as in cases 1 to 6): the instance
+//     sends Redis about as many commands for 20 of them as for one. One
+//     who leaves ends the wait for none of the others; once the last has
+//     left, the next visitor starts afresh. Poll with some jitter (say 25
+//     to 75 ms), so that instances that missed together do not poll
+//     together, and let each visitor wait its whole budget, even one who
+//     joined a wait that began before it came.
 //   - A filler that gives up (its visitor left or ran out of time, or
 //     Redis failed) lets its lease go at once, so that the next visitor
 //     need not wait it out. After a failed read of the row it may keep it
