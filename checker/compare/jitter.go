@@ -58,9 +58,9 @@ func Jitter[S PageShop](technique, code string, n int, newShop func(*events.DB, 
 		},
 		NoWrite: "the events database has no writes",
 		Seed: Seed{
-			Reads: func(w Workload) int { return w.Servers },
-			Says: "on one key jitter changes nothing, so its single-flight in each server gives one load " +
-				"per server; jitter spreads the expiries of many keys",
+			None: "its worked example and its table leave TTL jitter out. On one key jitter changes nothing, " +
+				"so the row's single-flight in each server gives one load per server; jitter spreads the " +
+				"expiries of many keys (case 8)",
 		},
 	}
 }

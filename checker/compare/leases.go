@@ -54,6 +54,40 @@ func (p priced) Top(ctx context.Context, _ string) ([]string, error) {
 // lease. The warm-up is the default: one fill a time to live (case 10's
 // is 30 s, as the workload's) and a rebuild before the expiry.
 func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	return priceRow(technique, code, n, newShop, Seed{
+		Reads: func(Workload) int { return 1 },
+		Says:  "one load for the fleet, and no stale set",
+		Why: "the second source read is the write's, not the expiry's: the writer's delete ends the lease " +
+			"half way through the rebuild, so the holder's fill, which read the old price, is refused, and " +
+			"the first reader after the write takes a new lease and reads the new price",
+	})
+}
+
+// VersionedCAS is a row for a case-10-shaped shop whose fill stores the
+// row's version with the price and is refused by a newer one, and whose
+// write leaves a tombstone of the new version (versioned compare-and-set).
+func VersionedCAS[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	return priceRow(technique, code, n, newShop, Seed{
+		Table: &Claim{Stampede: "No", StaleSet: "Yes"},
+		Why: "the versions alone stop only the stale set; the row's code takes a lock in Redis before it " +
+			"reads the row, as case 6 does, and that is what stops the stampede",
+	})
+}
+
+// DoubleDelete is a row for a case-10-shaped shop whose write deletes the
+// key before its commit, after it, and once more a guessed delay later
+// (the delayed double delete), with nothing against the stampede.
+func DoubleDelete[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	return priceRow(technique, code, n, newShop, Seed{
+		Table: &Claim{Stampede: "No", StaleSet: "Reduces the window"},
+		Why: "the reads that began before the commit store the old price after the write's deletes, and it is " +
+			"served until fills that began after the commit overwrite it (the stampede's doing, not the " +
+			"delayed delete's, which only empties the key again)",
+	})
+}
+
+// priceRow is the row of a case-10-shaped shop, held to seed.
+func priceRow[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S, seed Seed) Row {
 	return Row{
 		Technique: technique, Code: code, Case: n,
 		Open: func(env *Env, _ int) Shop {
@@ -65,12 +99,6 @@ func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB
 			// would reach any server.
 			return newShop(env.DB, env.admin(), env.Clock).SetPrice(ctx, HotBook, WrittenPrice)
 		},
-		Seed: Seed{
-			Reads: func(Workload) int { return 1 },
-			Says:  "one load for the fleet, and no stale set",
-			Why: "the second source read is the write's, not the expiry's: the writer's delete ends the lease " +
-				"half way through the rebuild, so the holder's fill, which read the old price, is refused, and " +
-				"the first reader after the write takes a new lease and reads the new price",
-		},
+		Seed: seed,
 	}
 }

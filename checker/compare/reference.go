@@ -3,6 +3,9 @@ package compare
 import (
 	"fmt"
 
+	"stampede/checker/library/case10/right/versioncas"
+	"stampede/checker/library/case10/wrong/doubledelete"
+
 	"stampede/solutions/case01"
 	"stampede/solutions/case06"
 	"stampede/solutions/case07"
@@ -23,6 +26,11 @@ func Reference() []Row {
 		Jitter("TTL jitter, one key", "solutions/case08", 8, case08.New),
 		ServeStale("serve stale", "solutions/case09", 9, case09.New),
 		Leases("leases", "solutions/case10", 10, case10.New),
+		// Two rows of the seed's table with no case of their own, played
+		// through the library's code of case 10: a right answer that
+		// pairs the versions with a lock, and a known-wrong one.
+		VersionedCAS("versioned compare-and-set", "checker/library/case10/right/versioncas", 10, versioncas.New),
+		DoubleDelete("delayed double delete", "checker/library/case10/wrong/doubledelete", 10, doubledelete.New),
 	}
 }
 

@@ -69,11 +69,41 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 	fmt.Fprintf(w, "\nAgainst the worked example's figures (a count matches within %d%% of its figure):\n", int(Tolerance*100))
 	for _, r := range results {
 		row, ok := find(rows, r)
-		if !ok || row.Seed.Reads == nil || r.Err != "" {
+		if !ok || r.Err != "" {
 			continue
 		}
-		fmt.Fprintf(w, "  %s\n", wrap(label(r)+": "+judge(row, wl, r), 76, "    "))
+		var s string
+		switch seed := row.Seed; {
+		case seed.Reads != nil:
+			s = judge(row, wl, r)
+		case seed.Table != nil:
+			s = fmt.Sprintf("the example gives no count; its table says: stops the stampede %q, stops the stale set %q. "+
+				"Played: %d source reads (at most %d at once), and %s", seed.Table.Stampede, seed.Table.StaleSet,
+				r.Source, r.AtOnce, afterWrite(r))
+			if seed.Why != "" {
+				s += "; " + seed.Why
+			}
+			s += "."
+		case seed.None != "":
+			s = "the example gives no figure: " + seed.None + "."
+		default:
+			continue
+		}
+		fmt.Fprintf(w, "  %s\n", wrap(label(r)+": "+s, 76, "    "))
 	}
+}
+
+// afterWrite says, in words, what a row served after the write.
+func afterWrite(r Result) string {
+	switch {
+	case r.NoWrite != "":
+		return "no write played"
+	case r.Stale == 0 && !r.Left:
+		return "no reader after the write got the old list"
+	case !r.Left:
+		return fmt.Sprintf("%d readers after the write got the old list, the last %s after it, and no cache kept it", r.Stale, dur(r.StaleBy))
+	}
+	return fmt.Sprintf("%d readers after the write got the old list, and the cache kept it (%s)", r.Stale, left(r))
 }
 
 // label names a result's row: the technique, and the code when it is a

@@ -63,13 +63,27 @@ type Row struct {
 
 // Seed is seed 002's figure for a row, and why compare's may differ.
 type Seed struct {
-	// Reads is the source reads per expiry the seed gives, for a workload.
+	// Reads is the source reads per expiry the seed gives, for a workload;
+	// nil when the worked example gives no count for the technique.
 	Reads func(w Workload) int
 	// NoMiss is set when the seed says no reader waits (XFetch).
 	NoMiss bool
 	Says   string // the seed's claim, in a few words
 	// Why explains a difference the row is known to show, or is empty.
 	Why string
+	// Table is the seed's comparison table's row, for a technique the
+	// worked example gives no count for: the table then says what it
+	// stops, and compare prints that beside what the row played.
+	Table *Claim
+	// None says why the seed has nothing to hold the row to: no count,
+	// and no row of its table.
+	None string
+}
+
+// Claim is a row of seed 002's comparison table, in its own words.
+type Claim struct {
+	Stampede string // "Stops stampede": "Yes", "No", "Per process only", ...
+	StaleSet string // "Stops stale set": "Yes", "No", "Reduces the window"
 }
 
 // Env is the world one row plays in: the fleet's database, the shops'
