@@ -5,8 +5,10 @@
 # free port, grades each Redis case's reference solution, shipped code and
 # known-right answers against it (with --all, for make proof, every entry
 # of its library), and stops it. The library's table lists each entry's verdicts, the ones the
-# embedded server gives in `make test`: an entry whose verdict on the real
-# server differs from those fails the test, and this script. When
+# embedded server gives in `make test`, and, for the few entries whose
+# verdicts differ on a real server for a reason the table states (its
+# server field), those: an entry whose verdict on the real server differs
+# from them fails the test, and this script. When
 # Redis cannot be installed or started here, it says so and exits 0: the
 # embedded server has already covered the case.
 set -euo pipefail

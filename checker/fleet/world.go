@@ -327,6 +327,32 @@ func (w *World) Keys(ctx context.Context) ([]Key, error) {
 	return keys, nil
 }
 
+// Strays returns those of names that are keys on a real server outside
+// the World's namespace, and deletes them: a shop's script that writes a
+// key by a name it was given in ARGV, or built, writes it under that
+// name, where the tap's namespace never reaches, and Keys never sees it.
+// On the embedded server every key is the World's, and Keys sees them
+// all: Strays returns none.
+func (w *World) Strays(ctx context.Context, names []string) ([]string, error) {
+	if w.Embedded() {
+		return nil, nil
+	}
+	var strays []string
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		n, err := w.admin.Exists(ctx, name).Result()
+		if err != nil {
+			return nil, fmt.Errorf("looking for %s outside the namespace: %w", name, err)
+		}
+		if n > 0 {
+			strays = append(strays, name)
+			if err := w.admin.Del(ctx, name).Err(); err != nil {
+				return nil, fmt.Errorf("deleting %s outside the namespace: %w", name, err)
+			}
+		}
+	}
+	return strays, nil
+}
+
 // rawKeys returns the world's keys with the time to live the server
 // gives them, by the shops' names.
 func (w *World) rawKeys(ctx context.Context) (map[string]Key, error) {

@@ -2,7 +2,10 @@ package fleet_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -262,6 +265,39 @@ func TestShopsTimeToLiveIsTheScenes(t *testing.T) {
 			missing, err := rdb.PTTL(ctx, "shelf:none").Result()
 			require.NoError(t, err)
 			assert.Equal(t, -2*time.Nanosecond, missing, "a missing key")
+		})
+	}
+}
+
+// TestStrays: a script that writes a key by a name from ARGV writes it
+// outside a real server's namespace, where Keys never looks; Strays finds
+// it, and deletes it. On the embedded server Keys sees it, and Strays
+// reports none.
+func TestStrays(t *testing.T) {
+	for name, url := range servers() {
+		t.Run(name, func(t *testing.T) {
+			h := harness.New(context.Background(), "stampede/checker/fleet", harness.DefaultBound)
+			w, err := fleet.Open(h.Context(), url)
+			require.NoError(t, err)
+			t.Cleanup(w.Close)
+			rdb := w.Client(fleet.NewTap(nil))
+			ctx := context.Background()
+			bare := "stray:" + strings.ToLower(rand.Text()[:8])
+			script := `redis.call("SET", ARGV[1], "v", "PX", 60000) return 1`
+			require.NoError(t, rdb.Eval(ctx, script, []string{"named"}, bare).Err())
+			strays, err := w.Strays(ctx, []string{bare, "stray:never-written"})
+			require.NoError(t, err)
+			keys, err := w.Keys(ctx)
+			require.NoError(t, err)
+			if w.Embedded() {
+				assert.Empty(t, strays)
+				assert.True(t, slices.ContainsFunc(keys, func(k fleet.Key) bool { return k.Name == bare }), "Keys sees it")
+				return
+			}
+			assert.Equal(t, []string{bare}, strays)
+			again, err := w.Strays(ctx, []string{bare})
+			require.NoError(t, err)
+			assert.Empty(t, again, "deleted once found")
 		})
 	}
 }

@@ -77,7 +77,11 @@ var _ = register(10,
 	entry{dir: "wrong/cross-slot-half-tag", fails: []string{"one-slot"}},
 	entry{dir: "wrong/cross-slot-whole-braces", fails: []string{"one-slot"}},
 	entry{dir: "wrong/cross-slot-watch", fails: []string{"one-slot"}},
-	entry{dir: "wrong/cross-slot-argv-key", fails: []string{"one-slot"}},
+	entry{dir: "wrong/cross-slot-argv-key", fails: []string{"one-slot"}, server: &onServer{
+		fails: []string{"lease-coalesces", "slow-read", "explore"}, skips: []string{"second-look-lets-go"},
+		why: "on a real server every key a shop names is put under the scene's namespace, but its script " +
+			"writes the price under the bare name it was given in ARGV: no visitor ever finds a fill",
+	}},
 	// A filler whose database is slow or stuck: its lease kept alive while
 	// it reads (slow-read), and only while the read may still end
 	// (hung-read). lease-lapses-under-read is the reference before.

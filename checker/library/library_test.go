@@ -17,6 +17,7 @@ import (
 
 	"stampede/checker"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/grade"
 	"stampede/checker/library/patch"
 )
@@ -27,6 +28,17 @@ type entry struct {
 	fails []string          // the checks it must fail, every run
 	skips []string          // the checks whose scene it never lets happen: SKIP, every run
 	maybe map[string]string // checks whose verdict depends on the schedule, and why
+	// server is the entry's verdicts on a real Redis server where they
+	// differ from the embedded one's (.ci/redis.sh --all): more checks
+	// that fail there, and skip, and why.
+	server *onServer
+}
+
+// onServer is how a real server's verdicts differ from the embedded
+// server's for one entry.
+type onServer struct {
+	fails, skips []string
+	why          string
 }
 
 // entries holds each case's library, filled by the caseNN_test.go files.
@@ -250,6 +262,10 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 	t.Helper()
 	if a, ok := patched[target.Case.Dir()+"/"+e.dir]; ok {
 		require.NoError(t, a.err, "the entry does not apply to its base: write it again against the base as it is now")
+	}
+	if e.server != nil && fleet.ServerURL() != "" {
+		e.fails = append(slices.Clone(e.fails), e.server.fails...)
+		e.skips = append(slices.Clone(e.skips), e.server.skips...)
 	}
 	w, err := programs[target.Case.Number].worker(root, target.Case, target)
 	require.NoError(t, err, "building case %d's worker", target.Case.Number)
