@@ -53,6 +53,19 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		results = append(results, res)
 	}
+	// The variants: rows played again on workloads of their own.
+	variants := compare.Variants()
+	again := make([]compare.Result, len(variants))
+	for i, v := range variants {
+		for _, row := range rows {
+			if row.Case != v.Case {
+				continue
+			}
+			if again[i], err = compare.Play(ctx, v.Workload(wl), row, compare.Options{}); err != nil {
+				return err
+			}
+		}
+	}
 	played := time.Since(began)
 	if *student {
 		root, err := moduleRoot()
@@ -69,9 +82,15 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "Every technique's real code on one workload (docs/11-side-by-side.md explains the table)\n\n")
 	compare.Render(stdout, wl, rows, results)
+	for i, v := range variants {
+		v.Render(stdout, v.Workload(wl), again[i])
+	}
 	var each []string
 	for _, r := range results[:len(rows)] {
 		each = append(each, fmt.Sprintf("%s %s", r.Technique, seconds(r.Elapsed)))
+	}
+	for i, v := range variants {
+		each = append(each, fmt.Sprintf("case %d again %s", v.Case, seconds(again[i].Elapsed)))
 	}
 	fmt.Fprintf(stdout, "\nPlayed in %s of real time: %s.\n", seconds(played), strings.Join(each, ", "))
 	return nil

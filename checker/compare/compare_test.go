@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -304,4 +305,57 @@ func TestBindFileNamesTheAdapter(t *testing.T) {
 		}
 		assert.True(t, found, "case %d's adapter names a reference row", a.Case)
 	}
+}
+
+// TestStaleHolder: with a rebuild longer than case 6's lock lives, the
+// lock expires under each holder still at work and the next starts the
+// same rebuild beside it; case 6's flight gives its query up with its
+// lock, so nothing ever fills.
+func TestStaleHolder(t *testing.T) {
+	base := Default()
+	if testing.Short() || raceOn {
+		base.Servers, base.Rate = 10, 1000 // the same shape, fewer reads
+	}
+	w := StaleHolder(base)
+	require.NoError(t, w.Check())
+	var lock Row
+	for _, r := range Reference() {
+		if r.Case == 6 {
+			lock = r
+		}
+	}
+	res, err := Play(context.Background(), w, lock, Options{})
+	require.NoError(t, err)
+	require.Empty(t, res.Err)
+	assert.Equal(t, 2, res.AtOnce, "a second holder's rebuild beside the first's")
+	assert.GreaterOrEqual(t, res.Source, int((w.Before+w.After)/case6LockTTL)-1, "a rebuild every time the lock expires")
+	assert.GreaterOrEqual(t, res.Failed, res.Reads, "no fill lands: every read is told to try again")
+	var b bytes.Buffer
+	RenderStaleHolder(&b, w, res)
+	assert.Contains(t, strings.Join(strings.Fields(b.String()), " "), "No fill ever landed")
+}
+
+// TestWriteLater: with the write out of its expiry's rebuild, serve stale
+// keeps the seed's promise at the expiry (no reader waits) and the waits
+// are all the write's.
+func TestWriteLater(t *testing.T) {
+	base := Default()
+	if testing.Short() || raceOn {
+		base.Servers, base.Rate = 10, 1000
+	}
+	w := WriteLater(base)
+	require.NoError(t, w.Check())
+	var stale Row
+	for _, r := range Reference() {
+		if r.Case == 9 {
+			stale = r
+		}
+	}
+	res, err := Play(context.Background(), w, stale, Options{})
+	require.NoError(t, err)
+	require.Empty(t, res.Err)
+	assert.Zero(t, res.WaitedBefore, "at the expiry the stale list is served while one reader rebuilds")
+	assert.Positive(t, res.Waited, "after the write's delete there is nothing stale to serve")
+	assert.Equal(t, 2, res.Source, "the expiry's rebuild, and the write's")
+	assert.Zero(t, res.Stale)
 }

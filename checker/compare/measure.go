@@ -47,6 +47,9 @@ func (p *play) measure() Result {
 			if r.returned && r.left.After(r.at) {
 				res.Waited++
 				res.Longest = max(res.Longest, r.left.Sub(r.at))
+				if r.at.Before(p.write) {
+					res.WaitedBefore++
+				}
 			}
 		}
 		if !r.returned || r.got == none || r.got == wrong {

@@ -35,15 +35,17 @@ type Result struct {
 	Case      int    `json:"case,omitempty"`
 	Err       string `json:"error,omitempty"` // why the row could not be played to the end
 
-	Reads   int           `json:"reads"`    // reads played in the window
-	Source  int           `json:"source"`   // source reads in the window
-	AtOnce  int           `json:"at_once"`  // most source reads running at once
-	Waited  int           `json:"waited"`   // reads that returned later than they arrived
-	Longest time.Duration `json:"longest"`  // the longest of those waits
-	Failed  int           `json:"failed"`   // reads that got an error or a list the source never held
-	Problem string        `json:"problem"`  // the first such failure, in words
-	Stale   int           `json:"stale"`    // reads that arrived after the write and got the old list
-	StaleBy time.Duration `json:"stale_by"` // the latest of them, after the write
+	Reads  int `json:"reads"`   // reads played in the window
+	Source int `json:"source"`  // source reads in the window
+	AtOnce int `json:"at_once"` // most source reads running at once
+	Waited int `json:"waited"`  // reads that returned later than they arrived
+	// WaitedBefore counts those of them that arrived before the write.
+	WaitedBefore int           `json:"waited_before_write"`
+	Longest      time.Duration `json:"longest"`  // the longest of those waits
+	Failed       int           `json:"failed"`   // reads that got an error or a list the source never held
+	Problem      string        `json:"problem"`  // the first such failure, in words
+	Stale        int           `json:"stale"`    // reads that arrived after the write and got the old list
+	StaleBy      time.Duration `json:"stale_by"` // the latest of them, after the write
 	// Left is set when the old list was still served after the window, by
 	// a cache that kept it; LeftFor is until when, after the write, as far
 	// as the tail looked, and LeftPast is set when it still was at the end.

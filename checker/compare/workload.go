@@ -71,7 +71,7 @@ func (w Workload) Fit() Workload {
 const (
 	MaxServers = 1_000
 	MaxRate    = 100_000
-	MaxRebuild = 2 * time.Second
+	MaxRebuild = 3 * time.Second
 )
 
 // Check says what is wrong with a workload, or returns nil.

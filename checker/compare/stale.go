@@ -1,0 +1,58 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// case6LockTTL is how long case 6's lock lives (solutions/case06's
+// lockTTL, a constant, not an argument).
+const case6LockTTL = 2 * time.Second
+
+// StaleHolder is the workload on which compare plays the cost seed 002's
+// table names for the Redis lock, its stale holder: w's fleet at up to
+// 1,000 reads a second (each read that waits is a goroutine, and polls
+// for a second), with a rebuild half a second longer than case 6's lock
+// lives, so that the lock expires under a holder that is still at work.
+// The write comes as before, early in the first rebuild, and the tail
+// looks 10 s past it.
+func StaleHolder(w Workload) Workload {
+	w.Rate = max(w.Servers, min(w.Rate, 1_000))
+	w.Tail = 10 * time.Second
+	w.Rebuild = case6LockTTL + 500*time.Millisecond
+	w.Before = 2 * time.Second
+	w.After = 2*w.Rebuild + time.Second
+	w.WriteAt = 100 * time.Millisecond
+	return w
+}
+
+// RenderStaleHolder prints what the Redis lock's row did on StaleHolder's
+// workload w.
+func RenderStaleHolder(out io.Writer, w Workload, r Result) {
+	fmt.Fprintf(out, "\nThe Redis lock's stale holder, the cost the example's table names for it:\n")
+	if r.Err != "" {
+		fmt.Fprintf(out, "  %s\n", wrap("the row did not finish: "+r.Err, 76, "    "))
+		return
+	}
+	none := r.Failed >= r.Reads // the tail's reads count too
+	served := fmt.Sprintf("%d of the window's %d reads told to try again; %s", r.Failed, r.Reads, afterWrite(r))
+	if none {
+		served = fmt.Sprintf("every read told to try again, the window's %d and those of the %s after it", r.Reads, secs(r.Tail))
+	}
+	s := fmt.Sprintf("%d reads a second, a rebuild of %s, longer than case 6's lock lives (%s): "+
+		"%d source reads, at most %d at once; %s.", w.Rate, secs(w.Rebuild), secs(case6LockTTL), r.Source, r.AtOnce, served)
+	if r.AtOnce >= 2 {
+		s += " Each lock expired under its holder, still at work, and another holder started the same rebuild"
+		if r.Stale > 0 {
+			s += "; a holder's fill, of the list it read before the write, landed after its lock was gone"
+		}
+		s += "."
+	}
+	if none {
+		s += " No fill ever landed: case 6's flight gives its query up when its lock expires, so that it never " +
+			"writes beside the next holder, and so a database slower than the lock never fills the cache (case " +
+			"10's leases are renewed while the read lasts)."
+	}
+	fmt.Fprintf(out, "  %s\n", wrap(s, 76, "  "))
+}
