@@ -210,8 +210,9 @@ type Tap struct {
 	// it (see Note).
 	note func(Command)
 	log  []Command
-	txs  int // transactions sent so far, to number each Command's Tx
-	hold *Hold
+	txs  int   // transactions sent so far, to number each Command's Tx
+	hold *Hold // armed, and not yet caught a command
+	last *Hold // armed last, caught or not: what Disarm releases
 	// paused, while Pause is in force, is closed by its resume: every
 	// command waits on it before it is sent.
 	paused chan struct{}
@@ -361,7 +362,7 @@ func (t *Tap) Hold(match func(Command) bool) *Hold { return t.arm(match, false) 
 func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
 	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{}), untilDone: untilDone}
 	t.mu.Lock()
-	t.hold = h
+	t.hold, t.last = h, h
 	t.mu.Unlock()
 	return h
 }
@@ -376,8 +377,8 @@ func (t *Tap) HoldUntilDone(match func(Command) bool) *Hold { return t.arm(match
 // on, and one it has not caught yet is not held.
 func (t *Tap) Disarm() {
 	t.mu.Lock()
-	h := t.hold
-	t.hold = nil
+	h := t.last
+	t.hold, t.last = nil, nil
 	t.mu.Unlock()
 	if h != nil {
 		h.Release()

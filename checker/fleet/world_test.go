@@ -301,3 +301,27 @@ func TestStrays(t *testing.T) {
 		})
 	}
 }
+
+// TestDisarmReleasesACaughtHold: Disarm lets go the command a hold has
+// caught, as scenes' Close relies on, not only a hold still waiting.
+func TestDisarmReleasesACaughtHold(t *testing.T) {
+	h := harness.New(context.Background(), "stampede/checker/fleet", harness.DefaultBound)
+	w, err := fleet.Open(h.Context(), "")
+	require.NoError(t, err)
+	t.Cleanup(w.Close)
+	tap := fleet.NewTap(nil)
+	rdb := w.Client(tap)
+	hold := tap.Hold(func(fleet.Command) bool { return true })
+	done := make(chan error, 1)
+	go func() { done <- rdb.Set(context.Background(), "k", "v", time.Minute).Err() }()
+	for !hold.Reached() {
+		time.Sleep(time.Millisecond)
+	}
+	tap.Disarm()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held SET was never let go")
+	}
+}
