@@ -98,6 +98,7 @@ type Shop struct {
 // on a fleet of 100 instances serving 100 visitors each would send tens of
 // thousands of commands to the one Redis shard that holds the key.
 type flight struct {
+	began time.Time     // on the shop's clock
 	done  chan struct{} // closed once price and err are set
 	price int
 	err   error
@@ -133,11 +134,12 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			s.leave(book, f)
 			return 0, ctx.Err()
 		}
-		// A flight gives up waiting waitBudget after it began, which may
-		// be only a moment after this visitor came: then the visitor
-		// waits on, in the next flight, so that each waits its budget.
-		var busy *TryAgain
-		if errors.As(f.err, &busy) && s.clock.Now().Sub(came) < waitBudget {
+		// A flight that began before this visitor came may end a moment
+		// after it came: out of its budget, or with a read that failed
+		// or was given up. The visitor then waits on, in a flight of its
+		// own, so that each waits its own budget and is failed only by
+		// its own flight.
+		if f.err != nil && f.began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 			continue
 		}
 		return f.price, f.err
@@ -155,7 +157,7 @@ func (s *Shop) join(ctx context.Context, book string) *flight {
 		// end with its first visitor's context; it ends when its last
 		// visitor leaves (see leave). Its waits have bounds of their own.
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
+		f = &flight{began: s.clock.Now(), done: make(chan struct{}), cancel: cancel}
 		s.flights[book] = f
 		go s.fly(fctx, book, f)
 	}

@@ -70,6 +70,7 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 // who ask for it while it is on; it ends early only when the last of them
 // has left.
 type flight struct {
+	began    time.Time
 	done     chan struct{}
 	price    int
 	err      error
@@ -82,10 +83,11 @@ type flight struct {
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	came := s.clock.Now()
 	for {
-		price, err := s.fly(ctx, book)
-		// A flight that began before this visitor came gives up before
-		// the visitor has waited its budget: wait on in the next one.
-		if errors.Is(err, ErrBusy) && s.clock.Now().Sub(came) < waitBudget {
+		price, began, err := s.fly(ctx, book)
+		// A flight that began before this visitor came may end, out of
+		// budget or with a failed read, before the visitor has waited
+		// its own budget: wait on in the next one.
+		if err != nil && ctx.Err() == nil && began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 			continue
 		}
 		return price, err
@@ -93,13 +95,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 }
 
 // fly joins the book's flight, starting one if none is on, and returns
-// its answer, or the visitor's context's error if it leaves first.
-func (s *Shop) fly(ctx context.Context, book string) (int, error) {
+// its answer and when it began, or the visitor's context's error if it
+// leaves first.
+func (s *Shop) fly(ctx context.Context, book string) (int, time.Time, error) {
 	s.mu.Lock()
 	f := s.flights[book]
 	if f == nil {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{done: make(chan struct{}), cancel: cancel}
+		f = &flight{began: s.clock.Now(), done: make(chan struct{}), cancel: cancel}
 		s.flights[book] = f
 		go func() {
 			price, err := s.lookup(fctx, book)
@@ -114,14 +117,14 @@ func (s *Shop) fly(ctx context.Context, book string) (int, error) {
 	s.mu.Unlock()
 	select {
 	case <-f.done:
-		return f.price, f.err
+		return f.price, f.began, f.err
 	case <-ctx.Done():
 		s.mu.Lock()
 		if f.visitors--; f.visitors == 0 {
 			s.drop(book, f) // the next visitor starts afresh
 		}
 		s.mu.Unlock()
-		return 0, ctx.Err()
+		return 0, f.began, ctx.Err()
 	}
 }
 
