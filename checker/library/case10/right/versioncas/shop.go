@@ -94,6 +94,7 @@ type waiters struct {
 	n      int
 	ctx    context.Context
 	cancel context.CancelFunc
+	began  time.Time // when the book's latest lookup began
 }
 
 // Price returns a book's price in cents.
@@ -102,12 +103,22 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	w := s.arrive(ctx, book)
 	defer s.depart(book, w)
 	for {
-		ch := s.lookups.DoChan(book, func() (any, error) { return s.lookup(w.ctx, book) })
+		ch := s.lookups.DoChan(book, func() (any, error) {
+			s.mu.Lock()
+			w.began = s.clock.Now()
+			s.mu.Unlock()
+			return s.lookup(w.ctx, book)
+		})
 		select {
 		case r := <-ch:
-			// A lookup that began before this visitor came may give up
-			// before the visitor has waited its own budget.
-			if errors.Is(r.Err, ErrBusy) && s.clock.Now().Sub(came) < waitBudget {
+			// A lookup that began before this visitor came may end, out
+			// of budget or with a failed read, before the visitor has
+			// waited its own budget: then it waits on, in a lookup that
+			// begins after it came.
+			s.mu.Lock()
+			late := w.began.Before(came)
+			s.mu.Unlock()
+			if r.Err != nil && late && s.clock.Now().Sub(came) < waitBudget {
 				continue
 			}
 			if r.Err != nil {
