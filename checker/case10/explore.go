@@ -36,8 +36,10 @@ import (
 //     reader arrived, and no newer than what was committed when it
 //     returned;
 //  2. a reader gets an error only when its own context ended, when a read
-//     of its book failed while it waited, or after waiting at least a
-//     read's time (0.2 s: a budget must outlast a healthy read);
+//     of its book failed while it waited (failed by the scene, or given up
+//     by the shop's own deadline, not by another visitor's leaving), or
+//     after waiting at least a read's time (0.2 s: a budget must outlast a
+//     healthy read);
 //  3. never two reads of one book's row at once, unless a write of the
 //     book committed and returned meanwhile (its delete ends the lease) or
 //     the second began at least 0.2 s after the first (a lease need not
@@ -381,6 +383,7 @@ type xrow struct {
 	who        int           // the visitor, or -1 when its context is not one of the scene's
 	start, end time.Duration // end is -1 while it runs
 	failed     bool
+	injected   bool // failed because the scene said so, not given up by its context
 }
 
 // xcommit is one committed write.
@@ -461,6 +464,7 @@ func (w *xworld) readHook(ctx context.Context, book string) error {
 	w.mu.Lock()
 	rd.end = w.now()
 	rd.failed = err != nil || plan.Fails
+	rd.injected = err == nil && plan.Fails
 	w.mu.Unlock()
 	switch {
 	case err != nil:
@@ -712,19 +716,33 @@ func (w *xworld) judgeVisitors(crowd *harness.Crowd[int], first map[string]catal
 }
 
 // mayFail reports whether visitor i may return err: its own context
-// ended, a read of its book failed while it was in the shop, or it waited
-// at least a read's time.
+// ended, a read of its book failed while it was in the shop (one the
+// scene failed, or one the shop gave up by a deadline of its own), or it
+// waited at least a read's time.
 func (w *xworld) mayFail(i int, err error, took time.Duration) bool {
 	v, rec := w.sc.Visitors[i], w.visits[i]
 	if rec.ended || took >= rebuild {
 		return true
 	}
-	if !errors.Is(err, errRead) {
-		return false
-	}
 	return slices.ContainsFunc(w.rows, func(r *xrow) bool {
-		return r.book == v.Book && r.failed && r.end >= rec.arrived && r.end <= rec.returned
+		if r.book != v.Book || !r.failed || r.end < rec.arrived || r.end > rec.returned {
+			return false
+		}
+		if r.injected {
+			return errors.Is(err, errRead)
+		}
+		// A read the shop gave up by its own deadline is news of a
+		// stuck database, which a visitor who shared it may be told;
+		// one given up because the visitor who started it left or ran
+		// out of time, at that very moment, is not the others' news.
+		return !w.leftAt(r.who, r.end)
 	})
+}
+
+// leftAt reports whether visitor i's own context had ended when it
+// returned, at t.
+func (w *xworld) leftAt(i int, t time.Duration) bool {
+	return i >= 0 && i < len(w.visits) && w.visits[i].ended && w.visits[i].returned == t
 }
 
 // judgePrice holds the price visitor i got to rule 1.
