@@ -100,7 +100,13 @@ type waiters struct {
 	n      int
 	ctx    context.Context
 	cancel context.CancelFunc
-	began  time.Time // when the book's latest lookup began
+}
+
+// answer is what a lookup hands its visitors: the price, and when the
+// lookup began.
+type answer struct {
+	price int
+	began time.Time
 }
 
 // Price returns a book's price in cents.
@@ -110,10 +116,9 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	defer s.depart(book, w)
 	for {
 		ch := s.lookups.DoChan(book, func() (any, error) {
-			s.mu.Lock()
-			w.began = s.clock.Now()
-			s.mu.Unlock()
-			return s.lookup(w.ctx, book)
+			began := s.clock.Now()
+			price, err := s.lookup(w.ctx, book)
+			return answer{price: price, began: began}, err
 		})
 		select {
 		case r := <-ch:
@@ -121,16 +126,14 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			// of budget or with a failed read, before the visitor has
 			// waited its own budget: then it waits on, in a lookup that
 			// begins after it came.
-			s.mu.Lock()
-			late := w.began.Before(came)
-			s.mu.Unlock()
-			if r.Err != nil && late && s.clock.Now().Sub(came) < patience*poll {
+			a := r.Val.(answer)
+			if r.Err != nil && a.began.Before(came) && s.clock.Now().Sub(came) < patience*poll {
 				continue
 			}
 			if r.Err != nil {
 				return 0, r.Err
 			}
-			return r.Val.(int), nil
+			return a.price, nil
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
