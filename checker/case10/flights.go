@@ -24,7 +24,9 @@ var oneWaitInfo = check.Info{
 		"(when that visitor leaves, the others get its error: wrong/flight-first-ctx), one wait for every book " +
 		"(a visitor of another book waits for this one's fill: wrong/instance-lock), a wait that a visitor " +
 		"joins after its last visitor has left (it gets the abandoned wait's error: wrong/flight-rejoin), a wait whose " +
-		"budget runs out for a visitor who joined it a moment before (wrong/flight-budget-shared), and polls " +
+		"budget runs out for a visitor who joined it a moment before (wrong/flight-budget-shared), a turn per book whose " +
+		"holder reads on its own context, so that when the filler leaves its read is given up and done again " +
+		"(wrong/channel-turn), jitter from a generator every instance seeds alike (wrong/jitter-fixed-seed), and polls " +
 		"at a fixed period, so that instances that missed together ask Redis at the same instants for as long as " +
 		"they wait (wrong/fixed-polls)",
 }
@@ -52,8 +54,10 @@ const (
 // as shop-2 (fixed polls keep every one in step; jittered ones, drawn to
 // the nanosecond or the millisecond, share few: at most 90% is allowed, and
 // a millisecond's jitter shares more with a chance under 1e-9). A visitor
-// who joins a wait 0.9 s old must not give up with it. Last, a visitor who
-// comes as the last one of a wait leaves must not join it.
+// who joins a wait 0.9 s old must not give up with it; when the first of
+// four visitors of a fill leaves, its read must go on for the other three.
+// Last, a visitor who comes as the last one of a wait leaves must not
+// join it.
 func OneWait(h *harness.H, newShop NewShop) check.Verdict {
 	alone, v := aloneCommands(h, newShop)
 	if !v.Pass {
@@ -67,11 +71,14 @@ func OneWait(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
+	if v := fillerLeaves(h, newShop); !v.Pass {
+		return v
+	}
 	rejoin, v := rejoinAfterLeave(h, newShop)
 	if !v.Pass {
 		return v
 	}
-	return check.Passed(figure + "; " + late + "; " + rejoin)
+	return check.Passed(figure + "; " + late + "; the first of four visitors of a fill left and its read went on; " + rejoin)
 }
 
 // aloneCommands counts the commands naming the book that shop-2 sends for
@@ -249,6 +256,48 @@ func lateJoiner(h *harness.H, newShop NewShop) (string, check.Verdict) {
 			outcomeText(late.Outcomes()[0]), rebuild))
 	}
 	return "a visitor who joined a wait 0.9 s old waited on", check.Passed("")
+}
+
+// fillerLeaves is a scene of OneWait: shop-1's first visitor takes the
+// lease and reads the row, three more of shop-1's visitors join it, and
+// the first leaves. The others still wait for that read: it must not be
+// given up and done again, and they must get the price.
+func fillerLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 1, holdEvery(), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	first, leave := s.ReadLeaving(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if s.reads.Calls() < 1 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	others := s.Reads(0, 3)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	leave()
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	again := s.reads.Calls()
+	s.reads.OpenAll()
+	if err := s.Drive(func() bool { return others.Done() && first.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitors were")
+	}
+	if again > 1 {
+		return check.Failed(fmt.Sprintf("%d reads of the row", again), fmt.Sprintf("shop-1's first visitor took the lease and "+
+			"read the row, three more of shop-1's visitors waited with it, and the first left: its read was given up and the "+
+			"row read again (%d reads started). The wait was the four visitors', and three still waited: let its read go on "+
+			"while any of its visitors waits, not on the context of the one who started it", again))
+	}
+	if v := gotOne(others, "a visitor who stayed when the first one left", oldPrice); !v.Pass {
+		return check.Failed("", v.Message)
+	}
+	return check.Passed("")
 }
 
 // rejoinAfterLeave is OneWait's last scene: shop-1's lone visitor leaves

@@ -4,7 +4,7 @@
 // someone else holds it; the fill script stores the price only under the
 // caller's lease; the invalidate script deletes the price and the lease.
 // Waiters back off from about 10 ms, doubling to about 80 ms, for about a
-// second, and an instance's visitors of a book take turns.
+// second, and an instance's visitors of a book subscribe to one lookup.
 package luaops
 
 import (
@@ -77,12 +77,12 @@ type Shop struct {
 	lease time.Duration // of a lease
 
 	mu    sync.Mutex
-	turns map[string]chan struct{}
+	calls map[string]*lookupCall
 }
 
 // New returns an instance of the shop.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, ttl: 20 * time.Second, lease: 5 * time.Second, turns: map[string]chan struct{}{}}
+	return &Shop{db: db, rdb: rdb, clock: clk, ttl: 20 * time.Second, lease: 5 * time.Second, calls: map[string]*lookupCall{}}
 }
 
 func (s *Shop) keys(book string) []string {
@@ -90,35 +90,88 @@ func (s *Shop) keys(book string) []string {
 }
 
 // Price returns a book's price in cents. An instance's visitors of a book
-// take turns: the one whose turn it is asks Redis, the others wait in line
-// and then, almost always, find the price it brought.
+// subscribe to one lookup, each with a channel of its own, on which the
+// lookup sends its answer.
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
-	began := s.clock.Now()
-	turn := s.turn(book)
-	select {
-	case turn <- struct{}{}:
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	came := s.clock.Now()
+	for {
+		call, answer := s.subscribe(ctx, book)
+		select {
+		case r := <-answer:
+			// A lookup older than this visitor may fail, or run out of
+			// its second, a moment after the visitor came: then the
+			// visitor tries a lookup of its own, within its own second.
+			if r.err != nil && call.began.Before(came) && s.clock.Now().Sub(came) < time.Second {
+				continue
+			}
+			return r.price, r.err
+		case <-ctx.Done():
+			s.unsubscribe(book, call, answer)
+			return 0, ctx.Err()
+		}
 	}
-	defer func() { <-turn }()
-	return s.lookup(ctx, book, began)
 }
 
-// turn returns the book's turn: a channel with room for one.
-func (s *Shop) turn(book string) chan struct{} {
+// A lookupCall is an instance's one lookup of a book, and the channels of
+// the visitors waiting for it (guarded by Shop.mu).
+type lookupCall struct {
+	began  time.Time
+	subs   map[chan result]bool
+	cancel context.CancelFunc
+}
+
+type result struct {
+	price int
+	err   error
+}
+
+// subscribe adds a channel for the caller to the book's lookup, starting
+// one if none is on. The lookup runs on a context of its own, since it
+// works for every subscriber, and ends when the last one leaves.
+func (s *Shop) subscribe(ctx context.Context, book string) (*lookupCall, chan result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.turns[book]
-	if !ok {
-		// Kept for good: a few bytes for each book this instance sells.
-		t = make(chan struct{}, 1)
-		s.turns[book] = t
+	call := s.calls[book]
+	if call == nil {
+		lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		call = &lookupCall{began: s.clock.Now(), subs: map[chan result]bool{}, cancel: cancel}
+		s.calls[book] = call
+		go func() {
+			price, err := s.lookup(lctx, book, call.began)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			cancel()
+			if s.calls[book] == call {
+				delete(s.calls, book)
+			}
+			for ch := range call.subs {
+				ch <- result{price, err} // buffered: never blocks
+			}
+		}()
 	}
-	return t
+	ch := make(chan result, 1)
+	call.subs[ch] = true
+	return call, ch
 }
 
-// lookup asks Redis, and fills under a lease, for a visitor who came at
-// began: its second's budget counts the wait in line too.
+// unsubscribe takes a visitor who left off its lookup; the last to leave
+// ends it and takes it off the instance, so that the next visitor starts
+// a lookup of its own.
+func (s *Shop) unsubscribe(book string, call *lookupCall, ch chan result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(call.subs, ch)
+	if len(call.subs) > 0 {
+		return
+	}
+	call.cancel()
+	if s.calls[book] == call {
+		delete(s.calls, book)
+	}
+}
+
+// lookup asks Redis, and fills under a lease, for the visitors of a
+// lookup that began at began, within a second of it.
 func (s *Shop) lookup(ctx context.Context, book string, began time.Time) (int, error) {
 	backoff := 10 * time.Millisecond
 	for {
