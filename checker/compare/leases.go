@@ -54,9 +54,10 @@ func (p priced) Top(ctx context.Context, _ string) ([]string, error) {
 // lease. The warm-up is the default: one fill a time to live (case 10's
 // is 30 s, as the workload's) and a rebuild before the expiry.
 func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	// The worked example gives leases no count; its table says they stop
+	// both.
 	return priceRow(technique, code, n, newShop, Seed{
-		Reads: func(Workload) int { return 1 },
-		Says:  "one load for the fleet, and no stale set",
+		Table: &Claim{Stampede: "Yes", StaleSet: "Yes"},
 		Why: "the second source read is the write's, not the expiry's: the writer's delete ends the lease " +
 			"half way through the rebuild, so the holder's fill, which read the old price, is refused, and " +
 			"the first reader after the write takes a new lease and reads the new price",

@@ -78,8 +78,8 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 			s = judge(row, wl, r)
 		case seed.Table != nil:
 			s = fmt.Sprintf("the example gives no count; its table says: stops the stampede %q, stops the stale set %q. "+
-				"Played: %d source reads (at most %d at once), and %s", seed.Table.Stampede, seed.Table.StaleSet,
-				r.Source, r.AtOnce, afterWrite(r))
+				"Played: %s (at most %d at once), and %s", seed.Table.Stampede, seed.Table.StaleSet,
+				sourceReads(r.Source), r.AtOnce, afterWrite(r))
 			if seed.Why != "" {
 				s += "; " + seed.Why
 			}
@@ -91,6 +91,14 @@ func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
 		}
 		fmt.Fprintf(w, "  %s\n", wrap(label(r)+": "+s, 76, "    "))
 	}
+}
+
+// sourceReads says how many source reads a row made.
+func sourceReads(n int) string {
+	if n == 1 {
+		return "1 source read"
+	}
+	return fmt.Sprintf("%d source reads", n)
 }
 
 // afterWrite says, in words, what a row served after the write.
@@ -133,9 +141,9 @@ func Matches(measured, seed int) bool {
 // judge says how a result stands against the seed's figures.
 func judge(row Row, wl Workload, r Result) string {
 	want := row.Seed.Reads(wl)
-	s := fmt.Sprintf("%d source reads; the example says %d (%s)", r.Source, want, row.Seed.Says)
+	s := fmt.Sprintf("%s; the example says %d (%s)", sourceReads(r.Source), want, row.Seed.Says)
 	if row.Seed.NoMiss {
-		s = fmt.Sprintf("%d source reads and %d reads waited; the example says %d and no miss (%s)", r.Source, r.Waited, want, row.Seed.Says)
+		s = fmt.Sprintf("%s and %d reads waited; the example says %d and no miss (%s)", sourceReads(r.Source), r.Waited, want, row.Seed.Says)
 	}
 	noMiss := !row.Seed.NoMiss || r.Waited == 0
 	switch {

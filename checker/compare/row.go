@@ -219,13 +219,14 @@ func ServeStale[S Shop](technique, code string, n int, newShop func(*catalog.DB,
 	r := RedisLock(technique, code, n, newShop)
 	r.Warm = nil
 	r.Invalidate = nil // its own Invalidate, the write path's half
+	// The worked example gives serve stale no count; its table says
+	// readers never wait.
 	r.Seed = Seed{
-		Reads:  func(Workload) int { return 1 },
-		NoMiss: true,
-		Says:   "one rebuild, and readers never wait",
-		Why: "the waits are the write's, not the expiry's: the writer's delete, half way through the rebuild, " +
-			"leaves nothing stale to serve, and the readers after it wait for the rebuild, as case 9 means a delete " +
-			"to do (its grace window is for a value that aged, never for one known to be wrong)",
+		Table: &Claim{Stampede: "Yes, readers never wait", StaleSet: "No"},
+		Why: "the reads that waited are the write's, not the expiry's: the writer's delete, half way through the " +
+			"rebuild, leaves nothing stale to serve, and the readers after it wait for the rebuild, as case 9 means " +
+			"a delete to do (its grace window is for a value that aged, never for one known to be wrong); played " +
+			"with the write out of the rebuild, below, none waits at the expiry",
 	}
 	return r
 }

@@ -41,7 +41,7 @@ func RenderStaleHolder(out io.Writer, w Workload, r Result) {
 		served = fmt.Sprintf("every read told to try again, the window's %d and those of the %s after it", r.Reads, secs(r.Tail))
 	}
 	s := fmt.Sprintf("%d reads a second, a rebuild of %s, longer than case 6's lock lives (%s): "+
-		"%d source reads, at most %d at once; %s.", w.Rate, secs(w.Rebuild), secs(case6LockTTL), r.Source, r.AtOnce, served)
+		"%s, at most %d at once; %s.", w.Rate, secs(w.Rebuild), secs(case6LockTTL), sourceReads(r.Source), r.AtOnce, served)
 	if r.AtOnce >= 2 {
 		s += " Each lock expired under its holder, still at work, and another holder started the same rebuild"
 		if r.Stale > 0 {

@@ -45,8 +45,8 @@ func RenderWriteLater(out io.Writer, w Workload, r Result) {
 		fmt.Fprintf(out, "  %s\n", wrap("the row did not finish: "+r.Err, 76, "    "))
 		return
 	}
-	s := fmt.Sprintf("%d source reads; %d reads waited before the write (the example: readers never wait), "+
-		"and %d after it, the longest %s; %s.", r.Source, r.WaitedBefore, r.Waited-r.WaitedBefore, dur(r.Longest), afterWrite(r))
+	s := fmt.Sprintf("%s; %d reads waited before the write (the example's table: readers never wait), "+
+		"and %d after it, the longest %s; %s.", sourceReads(r.Source), r.WaitedBefore, r.Waited-r.WaitedBefore, dur(r.Longest), afterWrite(r))
 	if r.WaitedBefore == 0 && r.Waited > 0 {
 		s += " At the expiry nobody waited: the stale list was served while one reader rebuilt it. The waits are " +
 			"the write's: its delete leaves nothing to serve, as case 9 means it to."
