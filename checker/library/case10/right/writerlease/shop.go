@@ -3,7 +3,8 @@
 // transaction (a plain SET, which ends any filler's lease), so that no
 // visitor reads the row while the write is open, and after the commit
 // deletes the price and its own lease in one command. Visitors who find
-// the writer's lease wait for it as for a filler's.
+// the writer's lease wait for it as for a filler's. An instance's visitors
+// of a book share one flight, waiting for it on a sync.Cond.
 package writerlease
 
 import (
@@ -56,6 +57,7 @@ type Shop struct {
 	clock clock.Clock
 
 	mu      sync.Mutex
+	landed  *sync.Cond // on mu: a flight landed, or a visitor's context ended
 	flights map[string]*flight
 }
 
@@ -63,18 +65,22 @@ type Shop struct {
 // db and the Redis behind rdb. The instance waits and tells the time with
 // clk.
 func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
-	return &Shop{db: db, rdb: rdb, clock: clk, flights: map[string]*flight{}}
+	s := &Shop{db: db, rdb: rdb, clock: clk, flights: map[string]*flight{}}
+	s.landed = sync.NewCond(&s.mu)
+	return s
 }
 
 // A flight is the instance's one lookup of a book, shared by the visitors
-// who ask for it while it is on; it ends early only when the last of them
-// has left.
+// who ask for it while it is on. Its visitors wait on the shop's one
+// sync.Cond, woken when any flight lands or any visitor's context ends;
+// the last visitor to leave ends the lookup. Every field is guarded by
+// Shop.mu.
 type flight struct {
 	began    time.Time
-	done     chan struct{}
+	landed   bool
 	price    int
 	err      error
-	visitors int // guarded by Shop.mu
+	visitors int
 	cancel   context.CancelFunc
 }
 
@@ -83,7 +89,7 @@ type flight struct {
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	came := s.clock.Now()
 	for {
-		price, began, err := s.fly(ctx, book)
+		price, began, err := s.await(ctx, book)
 		// A flight that began before this visitor came may end, out of
 		// budget or with a failed read, before the visitor has waited
 		// its own budget: wait on in the next one.
@@ -94,38 +100,45 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	}
 }
 
-// fly joins the book's flight, starting one if none is on, and returns
-// its answer and when it began, or the visitor's context's error if it
-// leaves first.
-func (s *Shop) fly(ctx context.Context, book string) (int, time.Time, error) {
+// await waits for the book's flight, starting one if none is on, and
+// returns its answer and when it began, or the visitor's context's error
+// if it leaves first.
+func (s *Shop) await(ctx context.Context, book string) (int, time.Time, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	f := s.flights[book]
 	if f == nil {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{began: s.clock.Now(), done: make(chan struct{}), cancel: cancel}
+		f = &flight{began: s.clock.Now(), cancel: cancel}
 		s.flights[book] = f
 		go func() {
 			price, err := s.lookup(fctx, book)
 			s.mu.Lock()
-			f.price, f.err = price, err
+			defer s.mu.Unlock()
+			f.price, f.err, f.landed = price, err, true
 			s.drop(book, f)
-			s.mu.Unlock()
-			close(f.done)
+			s.landed.Broadcast()
 		}()
 	}
 	f.visitors++
-	s.mu.Unlock()
-	select {
-	case <-f.done:
-		return f.price, f.began, f.err
-	case <-ctx.Done():
+	// A Cond cannot wait on a channel: wake the waiters when this
+	// visitor's context ends, and let each look at its own.
+	stop := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
-		if f.visitors--; f.visitors == 0 {
-			s.drop(book, f) // the next visitor starts afresh
-		}
-		s.mu.Unlock()
-		return 0, f.began, ctx.Err()
+		defer s.mu.Unlock()
+		s.landed.Broadcast()
+	})
+	defer stop()
+	for !f.landed && ctx.Err() == nil {
+		s.landed.Wait()
 	}
+	if f.landed {
+		return f.price, f.began, f.err
+	}
+	if f.visitors--; f.visitors == 0 {
+		s.drop(book, f) // the next visitor starts afresh
+	}
+	return 0, f.began, ctx.Err()
 }
 
 // drop ends flight f and takes it off the instance. The caller holds s.mu.
