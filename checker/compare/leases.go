@@ -60,7 +60,8 @@ func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB
 		Table: &Claim{Stampede: "Yes", StaleSet: "Yes"},
 		Why: "the second source read is the write's, not the expiry's: the writer's delete ends the lease " +
 			"half way through the rebuild, so the holder's fill, which read the old price, is refused, and " +
-			"the first reader after the write takes a new lease and reads the new price",
+			"the first flight to poll after the write, on a server whose readers had been waiting since the " +
+			"expiry, takes a new lease and reads the new price",
 	})
 }
 

@@ -12,19 +12,31 @@ func (p *play) measure() Result {
 	res := Result{Technique: p.row.Technique, Code: p.row.Code, Case: p.row.Case, Tail: p.w.Tail - p.w.WriteAt, NoWrite: p.row.NoWrite}
 
 	// Source reads: how many, how many at once (each runs for the
-	// rebuild's time), and when, in the chart's columns.
-	starts := slices.Clone(p.queries)
-	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
-	res.Source = len(starts)
-	for i, s := range starts {
-		// The reads that started before s and are still running at s.
-		first, _ := slices.BinarySearchFunc(starts[:i], s.Add(-p.w.Rebuild), func(a, t time.Time) int {
-			if !a.After(t) {
-				return -1
-			}
-			return 1
-		})
-		res.AtOnce = max(res.AtOnce, i-first+1)
+	// rebuild's time, or until the code gives it up), and when, in the
+	// chart's columns.
+	res.Source = len(p.queries)
+	type edge struct {
+		at    time.Time
+		delta int // +1 a read starts, -1 one ends
+	}
+	var edges []edge
+	starts := make([]time.Time, 0, len(p.queries))
+	for _, q := range p.queries {
+		starts = append(starts, q.start)
+		edges = append(edges, edge{q.start, 1}, edge{q.end, -1})
+	}
+	// At one instant, an end comes before a start: a read that ends as
+	// another starts was not running with it.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	running := 0
+	for _, e := range edges {
+		running += e.delta
+		res.AtOnce = max(res.AtOnce, running)
 	}
 	windowStart := expiry.Add(-p.w.Before)
 	span := p.w.Before + p.w.After

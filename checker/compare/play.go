@@ -116,7 +116,7 @@ type play struct {
 	drive harness.Driver // moves the row's clocks from rest to rest
 
 	mu      sync.Mutex
-	queries []time.Time // when each counted source read started
+	queries []*query // each counted source read
 	reads   []read
 	panic   string
 }
@@ -148,12 +148,24 @@ func newPlay(ctx context.Context, w Workload, row Row, opt Options) *play {
 		{Name: "/sched/goroutines/not-in-go:goroutines"},
 	}
 	clk := clock.NewFake(opening)
-	hook := func(context.Context, string) error {
+	hook := func(ctx context.Context, _ string) error {
 		if p.counting.Load() {
 			now := clk.Now()
+			q := &query{start: now, end: now.Add(w.Rebuild)}
 			p.mu.Lock()
-			p.queries = append(p.queries, now)
+			p.queries = append(p.queries, q)
 			p.mu.Unlock()
+			// A query runs the rebuild's time, unless its context ends
+			// first: the code gave it up (case 6's flight, when its lock
+			// expires), and the database stops with it.
+			context.AfterFunc(ctx, func() {
+				t := clk.Now()
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				if t.Before(q.end) {
+					q.end = t
+				}
+			})
 		}
 		return nil
 	}
@@ -167,6 +179,11 @@ func newPlay(ctx context.Context, w Workload, row Row, opt Options) *play {
 	p.env = &Env{Clock: clk, DB: db, Events: pages, TTL: w.TTL, Beta: 1, seed: 1}
 	p.drive = p.driver()
 	return p
+}
+
+// query is one source read: when it started, and when it ended.
+type query struct {
+	start, end time.Time
 }
 
 // errStuck is a row whose readers wait for something that never comes.

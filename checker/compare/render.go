@@ -17,7 +17,8 @@ const Tolerance = 0.05
 // technique and code; results without a row of their own are printed
 // without a comparison.
 func Render(w io.Writer, wl Workload, rows []Row, results []Result) {
-	fmt.Fprintf(w, "%s\n(Virtual time: every read really calls the technique's code, the same way every run.)\n\n", wl.Describe())
+	fmt.Fprintf(w, "%s\n(Virtual time: every read really calls the technique's code. The source reads are the same every run;\n"+
+		"the waits of rows whose waiters poll at random moments move a little.)\n\n", wl.Describe())
 
 	width := len("technique")
 	for _, r := range results {

@@ -38,21 +38,26 @@ func RenderStaleHolder(out io.Writer, w Workload, r Result) {
 	none := r.Failed >= r.Reads // the tail's reads count too
 	served := fmt.Sprintf("%d of the window's %d reads told to try again; %s", r.Failed, r.Reads, afterWrite(r))
 	if none {
-		served = fmt.Sprintf("every read told to try again, the window's %d and those of the %s after it", r.Reads, secs(r.Tail))
+		served = fmt.Sprintf("every read told to try again, the window's %d and the tail's, up to %s after the write",
+			r.Reads, secs(r.Tail))
 	}
 	s := fmt.Sprintf("%d reads a second, a rebuild of %s, longer than case 6's lock lives (%s): "+
 		"%s, at most %d at once; %s.", w.Rate, secs(w.Rebuild), secs(case6LockTTL), sourceReads(r.Source), r.AtOnce, served)
-	if r.AtOnce >= 2 {
-		s += " Each lock expired under its holder, still at work, and another holder started the same rebuild"
+	switch {
+	case r.AtOnce >= 2:
+		s += " Each lock expired under its holder, still at work, and another holder started the same rebuild beside it"
 		if r.Stale > 0 {
 			s += "; a holder's fill, of the list it read before the write, landed after its lock was gone"
 		}
 		s += "."
+	case r.Source >= 2:
+		s += " Each lock expired before its holder's rebuild was done; the holder gave its query up, and the next " +
+			"holder started the same rebuild over."
 	}
 	if none {
-		s += " No fill ever landed: case 6's flight gives its query up when its lock expires, so that it never " +
-			"writes beside the next holder, and so a database slower than the lock never fills the cache (case " +
-			"10's leases are renewed while the read lasts)."
+		s += " No fill ever landed, not even the warm-up's: case 6's flight gives its query up when its lock " +
+			"expires, so that it never writes beside the next holder, and so a database slower than the lock never " +
+			"fills the cache (case 10's leases are renewed while the read lasts)."
 	}
 	fmt.Fprintf(out, "  %s\n", wrap(s, 76, "  "))
 }
