@@ -2,7 +2,8 @@
 // otherwise than the reference: the write path ends the lease and deletes
 // the price in two commands, the lease first. A filler that fills between
 // them finds its lease gone and reads again; a fill that lands before the
-// first is taken out by the second.
+// first is taken out by the second. An instance's visitors of a book share
+// one flight, whose answer they pass from hand to hand.
 package twodelsleasefirst
 
 import (
@@ -67,15 +68,20 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 }
 
 // A flight is the instance's one lookup of a book, shared by the visitors
-// who ask for it while it is on; it ends early only when the last of them
-// has left.
+// who ask for it while it is on. Its answer is passed from hand to hand:
+// the lookup puts it in a channel with room for one, and each visitor who
+// takes it out puts it back for the next. The visitors are counted (under
+// Shop.mu), and the last to leave ends the lookup.
 type flight struct {
 	began    time.Time
-	done     chan struct{}
-	price    int
-	err      error
-	visitors int // guarded by Shop.mu
+	answer   chan answer // holds the answer once the lookup is done
+	visitors int
 	cancel   context.CancelFunc
+}
+
+type answer struct {
+	price int
+	err   error
 }
 
 // Price returns a book's price in cents, from Redis or, under a lease,
@@ -83,48 +89,53 @@ type flight struct {
 func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 	came := s.clock.Now()
 	for {
-		price, began, err := s.fly(ctx, book)
-		// A flight that began before this visitor came may end, out of
-		// budget or with a failed read, before the visitor has waited
-		// its own budget: wait on in the next one.
-		if err != nil && ctx.Err() == nil && began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
-			continue
+		f := s.board(ctx, book)
+		select {
+		case a := <-f.answer:
+			f.answer <- a // for the next visitor
+			// A flight that began before this visitor came may end, out
+			// of budget or with a failed read, before the visitor has
+			// waited its own budget: wait on in the next one.
+			if a.err != nil && f.began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
+				continue
+			}
+			return a.price, a.err
+		case <-ctx.Done():
+			s.alight(book, f)
+			return 0, ctx.Err()
 		}
-		return price, err
 	}
 }
 
-// fly joins the book's flight, starting one if none is on, and returns
-// its answer and when it began, or the visitor's context's error if it
-// leaves first.
-func (s *Shop) fly(ctx context.Context, book string) (int, time.Time, error) {
+// board counts the caller among the visitors of the book's flight,
+// starting one if none is on.
+func (s *Shop) board(ctx context.Context, book string) *flight {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	f := s.flights[book]
 	if f == nil {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &flight{began: s.clock.Now(), done: make(chan struct{}), cancel: cancel}
+		f = &flight{began: s.clock.Now(), answer: make(chan answer, 1), cancel: cancel}
 		s.flights[book] = f
 		go func() {
 			price, err := s.lookup(fctx, book)
 			s.mu.Lock()
-			f.price, f.err = price, err
 			s.drop(book, f)
 			s.mu.Unlock()
-			close(f.done)
+			f.answer <- answer{price, err}
 		}()
 	}
 	f.visitors++
-	s.mu.Unlock()
-	select {
-	case <-f.done:
-		return f.price, f.began, f.err
-	case <-ctx.Done():
-		s.mu.Lock()
-		if f.visitors--; f.visitors == 0 {
-			s.drop(book, f) // the next visitor starts afresh
-		}
-		s.mu.Unlock()
-		return 0, f.began, ctx.Err()
+	return f
+}
+
+// alight takes a visitor who left off its flight; the last one ends the
+// lookup, and the next visitor starts afresh.
+func (s *Shop) alight(book string, f *flight) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.visitors--; f.visitors == 0 {
+		s.drop(book, f)
 	}
 }
 
