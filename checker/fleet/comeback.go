@@ -1,0 +1,84 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The come-back rule of the Redis cases: visitors refused together must
+// not be told to come back together. A fixed Retry-After sends every one
+// of them back at the same instant, a second stampede one delay later;
+// so does a delay drawn once (per process, per instance, per flight) and
+// handed to everyone refused with it.
+const (
+	// ComeBackWindow is how close two come-backs count as one instant.
+	ComeBackWindow = time.Millisecond
+	// ComeBackRefused is how many visitors a come-back scene refuses at
+	// once. No ComeBackWindow may hold more than a quarter of them.
+	//
+	// The false-fail chance, for an answer that draws each visitor's
+	// delay on its own and evenly over at least 0.5 s (the contract; at
+	// any resolution of 1 ms or finer): any 1 ms window lies within two
+	// adjacent cells of a 1 ms grid, so it holds a given delay with
+	// probability at most 0.004; there are at most 501 such pairs of
+	// cells, so the chance that one holds more than 10 of 40 is at most
+	// 501 * P(Binomial(40, 0.004) >= 11) < 1e-14.
+	ComeBackRefused = 40
+)
+
+// Afterer is what a "try again" error has: when to come back.
+type Afterer interface{ RetryAfter() time.Duration }
+
+// ComeBacks judges the errors of visitors refused together. It returns a
+// figure ("40 told 0.5 s to 1.49 s, at most 1 in a millisecond") and,
+// when they break the rule, why in plain words (else ""). An error that
+// is not a "try again", or one that says to come back at once, is a
+// failure too: the caller stages the refusal, so every visitor of it
+// must have been refused.
+func ComeBacks(errs []error) (figure, wrong string) {
+	var afters []time.Duration
+	for i, err := range errs {
+		var later Afterer
+		switch {
+		case err == nil:
+			return fmt.Sprintf("visitor %d of %d served", i+1, len(errs)), fmt.Sprintf("visitor %d of the %d "+
+				"refused together was served, though the scene left nothing to serve it from", i+1, len(errs))
+		case !errors.As(err, &later):
+			return fmt.Sprintf("visitor %d: %v", i+1, err), fmt.Sprintf("visitor %d of the %d was told %q: a visitor past "+
+				"its budget gets a *TryAgain, which says when to come back (its RetryAfter method)", i+1, len(errs), err)
+		case later.RetryAfter() <= 0:
+			return fmt.Sprintf("visitor %d: come back in %v", i+1, later.RetryAfter()), fmt.Sprintf("visitor %d of the %d "+
+				"was told to come back in %v: say when", i+1, len(errs), later.RetryAfter())
+		}
+		afters = append(afters, later.RetryAfter())
+	}
+	if len(afters) == 0 {
+		return "nobody refused", "the scene refused nobody: it did not happen as staged"
+	}
+	slices.Sort(afters)
+	most, at := 0, afters[0]
+	for i := range afters {
+		j, _ := slices.BinarySearch(afters, afters[i]+ComeBackWindow)
+		if j-i > most {
+			most, at = j-i, afters[i]
+		}
+	}
+	figure = fmt.Sprintf("%d told %v to %v, at most %d in a millisecond", len(afters), round(afters[0]),
+		round(afters[len(afters)-1]), most)
+	if most > len(afters)/4 {
+		return figure, fmt.Sprintf("%d of the %d visitors refused together were told to come back in %v (within a "+
+			"millisecond): they will all come back at once, a second stampede one delay later. Draw each "+
+			"visitor's delay on its own and spread it, over half a second at least (retryAfter/2 + "+
+			"rand.N(retryAfter), say), also when visitors share one flight's refusal", most, len(afters), round(at))
+	}
+	return figure, ""
+}
+
+func round(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}

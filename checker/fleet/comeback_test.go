@@ -1,0 +1,63 @@
+package fleet
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+type later time.Duration
+
+func (l later) Error() string             { return "try again" }
+func (l later) RetryAfter() time.Duration { return time.Duration(l) }
+
+func refusals(after func(i int) time.Duration) []error {
+	errs := make([]error, ComeBackRefused)
+	for i := range errs {
+		errs[i] = later(after(i))
+	}
+	return errs
+}
+
+func TestComeBacksPassesADelayDrawnPerVisitor(t *testing.T) {
+	for range 1000 {
+		_, wrong := ComeBacks(refusals(func(int) time.Duration { return 500*time.Millisecond + rand.N(time.Second) }))
+		assert.Empty(t, wrong)
+	}
+	// Whole milliseconds over half a second are enough too.
+	for range 1000 {
+		_, wrong := ComeBacks(refusals(func(int) time.Duration {
+			return 750*time.Millisecond + time.Duration(rand.N(500))*time.Millisecond
+		}))
+		assert.Empty(t, wrong)
+	}
+	// So is a counter: every visitor its own moment.
+	_, wrong := ComeBacks(refusals(func(i int) time.Duration { return time.Second + time.Duration(i)*5*time.Millisecond }))
+	assert.Empty(t, wrong)
+}
+
+func TestComeBacksFailsAHerd(t *testing.T) {
+	one := 500*time.Millisecond + rand.N(time.Second)
+	wrongs := map[string]func(i int) time.Duration{
+		"fixed":          func(int) time.Duration { return time.Second },
+		"drawn once":     func(int) time.Duration { return one },
+		"per instance":   func(i int) time.Duration { return time.Second + time.Duration(i%2)*300*time.Millisecond },
+		"whole seconds":  func(int) time.Duration { return time.Duration(1+rand.N(3)) * time.Second },
+		"within a micro": func(int) time.Duration { return time.Second + rand.N(time.Microsecond) },
+	}
+	for name, after := range wrongs {
+		_, wrong := ComeBacks(refusals(after))
+		assert.NotEmpty(t, wrong, name)
+	}
+	_, wrong := ComeBacks([]error{later(time.Second), errors.New("busy")})
+	assert.Contains(t, wrong, `told "busy"`)
+	_, wrong = ComeBacks([]error{later(time.Second), nil})
+	assert.Contains(t, wrong, "was served")
+	_, wrong = ComeBacks([]error{later(0)})
+	assert.Contains(t, wrong, "say when")
+	_, wrong = ComeBacks(nil)
+	assert.Contains(t, wrong, "refused nobody")
+}
