@@ -23,7 +23,9 @@
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
 //     by hand, and moves Redis's clock too. A rebuild takes 0.2 s of it.
 //   - A visitor who has waited past its budget (a second or so, at most
-//     10 s) gets a *TryAgain error.
+//     10 s) gets a *TryAgain error, with a delay drawn for that visitor
+//     alone, spread over half a second or more: visitors refused together
+//     must not all come back at the same instant.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step (one command, one script, or MULTI/EXEC); the lock's is more
 //     than a rebuild and at most 10 s. The checker tells the lock from

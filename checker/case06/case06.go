@@ -41,6 +41,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"}, Run: HolderOnly},
 	{Info: check.Info{ID: "budget", Name: "a loser that waits past its budget gets a typed \"try again\" error, not a hang and not a source read",
 		Catches: "a poll with no bound, and a loser that gives up with an untyped error"}, Run: BudgetError},
+	{Info: ComeBackInfo, Run: ComeBack},
 	{Info: check.Info{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live",
 		Catches: "a lock with no expiry, and a key written first and given its expiry in a second command"}, Run: EveryKeyExpires},
 	{Info: tokensInfo, Run: Tokens},
@@ -75,7 +76,7 @@ var Case = check.Case{
 	Hints: []string{
 		"Count the queries: each instance's single-flight lets one flight per instance through, so six instances make six reads. What do the six flights share that could pick one of them?",
 		"Redis is shared by the whole fleet. SET key value NX succeeds for exactly one caller: make that the regeneration lock, taken inside the instance's flight (not by each visitor), with PX so that it expires if its holder dies.",
-		"The instances that lose the lock must not query. Let them poll Redis for the holder's fill, every 50 ms or so with some jitter, sleeping on the clock New is given; past a budget (a second), return a *TryAgain.",
+		"The instances that lose the lock must not query. Let them poll Redis for the holder's fill, every 50 ms or so with some jitter, sleeping on the clock New is given; past a budget (a second), return a *TryAgain whose delay each visitor draws for itself (0.5 to 1.5 s), so that they do not all come back at once.",
 		"Releasing is where locks go wrong: your lock may have expired and been taken by another instance while you rebuilt. Store a random token (crypto/rand) as the lock's value and release with a Lua script that deletes the key only if it still holds your token, in one step. And once you hold the lock, look in Redis again before you query.",
 		"Compare with solutions/case06/shop.go, and read the chapter on why this lock saves work but does not make anything correct.",
 	},

@@ -591,6 +591,53 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed(fmt.Sprintf("%s: %v", figure, o.Err))
 }
 
+// ComeBackInfo: the losers of one instance, refused together, are told
+// to come back at different moments.
+var ComeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together are told different moments to come back (a jittered Retry-After)",
+	Catches: "a fixed Retry-After, and one drawn once (per process, per instance, or per flight) and handed to every visitor it refuses"}
+
+// ComeBack checks that visitors refused together are not all told to come
+// back at the same moment: while shop-1 holds the lock and never fills,
+// fleet.ComeBackRefused visitors of shop-2 wait out their budget, and their
+// come-backs must be spread (fleet.ComeBacks). It catches a fixed
+// Retry-After, and a delay drawn once and shared by every visitor of one
+// flight.
+func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
+	f, _, v := lockHeld(h, newShop)
+	if f == nil {
+		return v
+	}
+	defer f.Close()
+	losers := f.Visit(1, fleet.ComeBackRefused)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	err := f.Drive(losers.Done, maxBudget)
+	if errors.Is(err, fleet.ErrNoBound) {
+		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never "+
+			"finished, and shop-2's visitors were still waiting after %v of the shops' clock (see budget)", maxBudget))
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	if reads := f.Reads(); reads > 1 {
+		return check.Failed(count(reads, "read"), "shop-2's visitors read the source while shop-1 held the lock, so "+
+			"nobody was refused: a loser waits for the fill, and past its budget answers \"try again\" (see losers-wait)")
+	}
+	var errs []error
+	for _, o := range losers.Outcomes() {
+		if o.Panic != "" {
+			return check.Failed("", "a visitor's call panicked: "+o.Panic)
+		}
+		errs = append(errs, o.Err)
+	}
+	figure, wrong := fleet.ComeBacks(errs)
+	if wrong != "" {
+		return check.Failed(figure, "shop-1 held the lock and never filled; "+wrong)
+	}
+	return check.Passed(figure)
+}
+
 // EveryKeyExpires checks that every key the fleet writes to Redis has a
 // time to live, both while the rebuild runs and after it. It catches a lock
 // with no expiry, and a key written first and given its expiry in a second

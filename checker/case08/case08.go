@@ -40,6 +40,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "waiters handed an empty page, and a budget shorter than the rebuild, which turns waiters away while their page is on its way"}, Run: Values},
 	{Info: check.Info{ID: "budget", Name: "a reader that waits past its budget gets a typed \"try again\" error, not a hang",
 		Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"}, Run: Budget},
+	{Info: comeBackInfo, Run: ComeBack},
 	{Info: check.Info{ID: "failed-again", Name: "a page whose query failed, or panicked, is queried again by its next reader, who gets its page",
 		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error) or panics (slot-leak-on-panic): more failures than the pool holds leave it empty"}, Run: FailedAgain},
 	{Info: check.Info{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
@@ -80,7 +81,7 @@ var Case = check.Case{
 		"Run `go run ./shop run 8` and read the expiry wave: 2,000 pages stored in the same second with the same 30 s all expire in the same second. What would make pages stored together expire apart?",
 		"Give each page its own time to live: 30 s plus a random 0 to 5 s, drawn for every page (math/rand/v2's rand.N(5*time.Second) is safe from many goroutines), in milliseconds, and for the warm-up and the rebuild alike. Beware go-redis's SetEx, which rounds to whole seconds: Set with a Duration sends PX.",
 		"Jitter does nothing after Redis restarts empty. Put single-flight in front of the rebuild (one query per page), and bound how many rebuilds run at once to the database's pool, events.Pool (20): a buffered channel of 20 tokens, x/sync/semaphore, errgroup.SetLimit or 20 workers. Take the slot before the query and give it back after.",
-		"A reader waits for its page's flight with a budget, on the clock New is given: clock.WithTimeout(ctx, clk, time.Second) and a select on the flight's channel (singleflight's DoChan, not Do, which cannot be left). Past the budget, return a *TryAgain.",
+		"A reader waits for its page's flight with a budget, on the clock New is given: clock.WithTimeout(ctx, clk, time.Second) and a select on the flight's channel (singleflight's DoChan, not Do, which cannot be left). Past the budget, return a *TryAgain whose delay each reader draws for itself (0.5 to 1.5 s), so that they do not all come back at once.",
 		"Compare with solutions/case08/shop.go, and read the chapter on why the pool size is the right bound.",
 	},
 }

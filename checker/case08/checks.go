@@ -413,10 +413,49 @@ func allGot(outs []harness.Outcome[string], ids []int) check.Verdict {
 // A shop that lets every reader into the database, with no bound and no
 // single-flight, leaves no reader waiting and no budget to try: it fails.
 func Budget(h *harness.H, newShop NewShop) check.Verdict {
-	const n, per = 40, 2
+	refused, waited, v := coldRefusals(h, newShop)
+	if refused == nil {
+		return v
+	}
+	ids := coldIDs(budgetPages, budgetReaders)
+	for _, r := range refused {
+		var later fleet.Afterer
+		switch o := r.Outcome; {
+		case o.Panic != "":
+			return check.Failed("", fmt.Sprintf("the reader of event %d panicked: %s", ids[r.i], o.Panic))
+		case o.Err == nil:
+			return check.Failed("", fmt.Sprintf("the reader of event %d got %q, though the database never answered", ids[r.i], o.Value))
+		case !errors.As(o.Err, &later):
+			return check.Failed("", fmt.Sprintf("the reader of event %d got the error %q: a reader past its budget returns "+
+				"a *TryAgain, which says when to try again (its RetryAfter method)", ids[r.i], o.Err))
+		case later.RetryAfter() <= 0:
+			return check.Failed("", fmt.Sprintf("the *TryAgain says to try again in %v: say when", later.RetryAfter()))
+		}
+	}
+	return check.Passed(fmt.Sprintf("%d readers told to try again after %v", len(refused), waited.Round(time.Millisecond)))
+}
+
+// The scene of budget and come-back: 40 pages with 2 readers each.
+const budgetPages, budgetReaders = 40, 2
+
+// refusal is a reader of coldRefusals's scene who returned: its place in
+// coldIDs, and what it got.
+type refusal struct {
+	i int
+	harness.Outcome[string]
+}
+
+// coldRefusals plays budget's scene: every query is held at the gate and
+// never let go, and every reader not itself inside the database must
+// return within maxBudget of the shop's clock. It returns the readers who
+// returned and how long they took; or, when the scene went wrong (a wait
+// with no bound, every reader let into the database), no readers and the
+// verdict that says so.
+func coldRefusals(h *harness.H, newShop NewShop) ([]refusal, time.Duration, check.Verdict) {
+	const n, per = budgetPages, budgetReaders
 	s, err := newScene(h, newShop, true)
 	if err != nil {
-		return fleet.Unreachable(err)
+		return nil, 0, fleet.Unreachable(err)
 	}
 	defer s.Close()
 	readers := s.read(coldIDs(n, per))
@@ -426,45 +465,60 @@ func Budget(h *harness.H, newShop NewShop) check.Verdict {
 	err = s.Drive(func() bool { return returned(readers) >= n*per-s.db.Running() }, maxBudget)
 	waited := s.clk.Now().Sub(start)
 	if errors.Is(err, errNoBound) {
-		return check.Failed(fmt.Sprintf("%d of %d readers still waiting after %v", n*per-returned(readers), n*per, maxBudget),
+		return nil, 0, check.Failed(fmt.Sprintf("%d of %d readers still waiting after %v", n*per-returned(readers), n*per, maxBudget),
 			fmt.Sprintf("the database never answered, and readers still waited after %v of the shop's clock (%s): "+
 				"give every wait a budget (a second or so), a wait for a database slot and a wait for another reader's "+
 				"rebuild alike (singleflight's Do cannot be left: use DoChan and a select), and past it return a *TryAgain",
 				maxBudget, readers.Where()))
 	}
 	if err != nil {
-		return stuckVerdict(err)
+		return nil, 0, stuckVerdict(err)
 	}
-	gaveUp := 0
+	var refused []refusal
 	for i, o := range readers.Outcomes() {
-		if !o.Returned {
-			continue
-		}
-		gaveUp++
-		var later interface{ RetryAfter() time.Duration }
-		switch {
-		case o.Panic != "":
-			return check.Failed("", fmt.Sprintf("the reader of event %d panicked: %s", coldIDs(n, per)[i], o.Panic))
-		case o.Err == nil:
-			return check.Failed("", fmt.Sprintf("the reader of event %d got %q, though the database never answered", coldIDs(n, per)[i], o.Value))
-		case !errors.As(o.Err, &later):
-			return check.Failed("", fmt.Sprintf("the reader of event %d got the error %q: a reader past its budget returns "+
-				"a *TryAgain, which says when to try again (its RetryAfter method)", coldIDs(n, per)[i], o.Err))
-		case later.RetryAfter() <= 0:
-			return check.Failed("", fmt.Sprintf("the *TryAgain says to try again in %v: say when", later.RetryAfter()))
+		if o.Returned {
+			refused = append(refused, refusal{i, o})
 		}
 	}
-	if gaveUp == 0 {
+	if len(refused) == 0 {
 		// Nobody waited, so no budget was tried: the shop let every reader
 		// into the database at once, with no bound and no single-flight.
 		inside := s.db.Running()
-		return check.Failed(fmt.Sprintf("%d of %d readers inside the database at once", inside, n*per), fmt.Sprintf(
+		return nil, 0, check.Failed(fmt.Sprintf("%d of %d readers inside the database at once", inside, n*per), fmt.Sprintf(
 			"%d readers of %d pages came, and all %d were let into the database at once, each with a query of its own: none "+
 				"waited, so no budget was tried. The database's pool holds %d: bound the rebuilds to it (see at-most), and let a "+
 				"page's readers share one query (see once); a reader who waits for either waits a budget, then gets a *TryAgain",
 			n*per, n, inside, pool))
 	}
-	return check.Passed(fmt.Sprintf("%d readers told to try again after %v", gaveUp, waited.Round(time.Millisecond)))
+	return refused, waited, check.Verdict{}
+}
+
+// comeBackInfo: the readers of budget's scene, refused together, are told
+// to come back at different moments.
+var comeBackInfo = check.Info{ID: "come-back", Name: "readers refused together are told different moments to come back (a jittered Retry-After)",
+	Catches: "a fixed Retry-After, and one drawn once (per process or per flight) and handed to every reader it refuses"}
+
+// ComeBack checks that the readers budget's scene refuses (at least 60 of
+// its 80, all at the end of one budget) are not told to come back at the
+// same moment (fleet.ComeBacks). It catches a fixed Retry-After, and a
+// delay drawn once and shared by every reader of one flight.
+func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
+	refused, _, v := coldRefusals(h, newShop)
+	if refused == nil {
+		return v
+	}
+	var errs []error
+	for _, r := range refused {
+		if r.Panic != "" {
+			return check.Failed("", fmt.Sprintf("a reader panicked: %s", r.Panic))
+		}
+		errs = append(errs, r.Err)
+	}
+	figure, wrong := fleet.ComeBacks(errs)
+	if wrong != "" {
+		return check.Failed(figure, "the database never answered; "+wrong)
+	}
+	return check.Passed(figure)
 }
 
 // Busy runs a warm-up, readers during it, and a cold start after it, so

@@ -43,6 +43,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.HolderOnly(h, mk.lock()) }},
 	{Info: check.Info{ID: "budget", Name: "a reader who finds nothing waits within a budget, then gets a typed \"try again\" error",
 		Catches: "a poll with no bound on a cold miss"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.BudgetError(h, mk.lock()) }},
+	{Info: case06.ComeBackInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.ComeBack(h, mk.lock()) }},
 	{Info: check.Info{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
 		Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return EveryKeyExpires(h, mk, mk.lock()) }},
 	{Info: check.Info{ID: "retry-after-failure", Name: "after a failed rebuild, the next stale reader on its instance starts another",

@@ -39,6 +39,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "lease-coalesces", Name: "while one filler holds the lease nobody else reads the row; the others wait for its fill, within a bound",
 		Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"}, Run: LeaseCoalesces},
 	{Info: oneWaitInfo, Run: OneWait},
+	{Info: comeBackInfo, Run: ComeBack},
 	{Info: check.Info{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
 		Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"}, Run: EveryKeyExpires},
 	{Info: tokensInfo, Run: Tokens},
@@ -72,7 +73,7 @@ var Case = check.Case{
 	Hints: []string{
 		"Write the races down with times: a read misses at .000 and its query returns the row as it was at .000; a write commits at .003. What does each of them send to Redis, and in which order can those commands land?",
 		"Move the delete after the commit, and make it a delete, never a SET of the new price: a SET carries a value, and a slower SET of an older value can land after it. What is still wrong? A read that read before the commit and stores after the delete.",
-		"Give every miss a lease: SET lease:{<book>} <random token> NX PX 2000. Only the winner reads the row; the others poll Redis (about every 50 ms with some jitter, on the clock New is given) and give up after a second with an error. Poll once per instance, not once per visitor: put a flight in front, as in cases 1 to 6, whose context ends when its last visitor leaves.",
+		"Give every miss a lease: SET lease:{<book>} <random token> NX PX 2000. Only the winner reads the row; the others poll Redis (about every 50 ms with some jitter, on the clock New is given) and give up after a second with a *TryAgain whose delay each visitor draws for itself (0.5 to 1.5 s). Poll once per instance, not once per visitor: put a flight in front, as in cases 1 to 6, whose context ends when its last visitor leaves.",
 		"The fill stores the price only if the lease still holds its token, and the check and the SET are one step: a Lua script (redis.NewScript). The write path's delete removes the price and the lease in one DEL, so a fill that read before the commit is refused; return a typed ErrConflict for it, and read again.",
 		"A lease's time to live is for a filler that died, not for one that is slow: while the holder reads, renew its lease every third of its time to live with a script that renews only while it still holds your token, stop renewing when the read returns, and give the read a deadline of its own (10 s: the contract asks a fill to wait out reads of 5 s).",
 		"Name the price price:{<book>} and its lease lease:{<book>}: the part in braces, the hash tag, puts both in one hash slot, so that Redis Cluster runs a script or a DEL that names both (it refuses keys of two slots with CROSSSLOT).",

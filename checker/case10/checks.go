@@ -377,6 +377,60 @@ func deadFiller(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed("")
 }
 
+// comeBackInfo: the visitors of one instance, refused together, are told
+// to come back at different moments.
+var comeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together are told different moments to come back (a jittered Retry-After)",
+	Catches: "a fixed Retry-After, one drawn once (per process, per instance or per flight) and handed to every visitor it refuses, and an error that does not say when to come back"}
+
+// ComeBack checks that visitors refused together are not all told to come
+// back at the same moment: shop-1's filler holds the lease and its read
+// never ends (its lease kept alive, as a paused instance's is), and
+// fleet.ComeBackRefused visitors of shop-2 wait out their budget. Each must
+// get a *TryAgain, and their delays must be spread (fleet.ComeBacks). It
+// catches a fixed Retry-After and a delay shared by a flight's visitors.
+func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	s.Read(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if s.RowReads() == 0 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	if err := s.KeepAlive(); err != nil {
+		return fleet.Unreachable(err)
+	}
+	losers := s.Reads(1, fleet.ComeBackRefused)
+	err = s.Drive(losers.Done, maxLease+5*time.Second)
+	if n := s.RowReads(); n > 1 {
+		return check.Failed(count(n, "read"), "shop-2's visitors read the row while shop-1 held the lease, so nobody was "+
+			"refused: they wait for the fill, and past their budget answer \"try again\" (see lease-coalesces)")
+	}
+	if errors.Is(err, fleet.ErrNoBound) {
+		return check.Failed(fmt.Sprintf("still waiting after %v", maxLease+5*time.Second), "shop-1 held the lease and never "+
+			"filled, and shop-2's visitors were still waiting: past a budget (a second or so) return a *TryAgain")
+	}
+	if err != nil {
+		return stuckVerdict(err)
+	}
+	var errs []error
+	for _, o := range losers.Outcomes() {
+		if o.Panic != "" {
+			return check.Failed("", "a visitor's call panicked: "+o.Panic)
+		}
+		errs = append(errs, o.Err)
+	}
+	figure, wrong := fleet.ComeBacks(errs)
+	if wrong != "" {
+		return check.Failed(figure, "shop-1 held the lease and never filled; "+wrong)
+	}
+	return check.Passed(figure)
+}
+
 // EveryKeyExpires checks that every key the shop writes has a time to live
 // from the moment it is written, and that a write whose instance dies
 // between its commit and its delete leaves the old price for at most a

@@ -1,7 +1,7 @@
 package library
 
 var _ = register(6,
-	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails", "fails-fast", "renew-holder-only", "switches"}},
+	entry{dir: "shipped", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "cold-bounded", "explore", "poll-fails", "fails-fast", "renew-holder-only", "switches", "come-back"}},
 	entry{dir: "wrong/noexpiry", fails: []string{"lock-expires", "ttl", "explore", "failed-again", "fails-fast", "switches"}, skips: []string{"renew-holder-only"}},
 	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore", "switches"}},
 	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "explore"}},
@@ -9,11 +9,11 @@ var _ = register(6,
 	entry{dir: "wrong/sametoken", fails: []string{"holder-only", "tokens", "explore"}},
 	entry{dir: "wrong/seededtoken", fails: []string{"tokens"}},
 	entry{dir: "wrong/countertoken", fails: []string{"tokens"}},
-	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "explore", "fails-fast", "switches"}},
+	entry{dir: "wrong/losersquery", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "explore", "fails-fast", "switches", "come-back"}},
 	entry{dir: "wrong/giveup", fails: []string{"fleet-once", "losers-wait"}, skips: []string{"poll-fails"}, maybe: map[string]string{
 		"per-instance": "a visitor who arrives after its instance's flight gave up starts another flight and another lock attempt; one who arrives before joins it",
 	}},
-	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires", "cold-bounded", "fails-fast"}},
+	entry{dir: "wrong/nobound", fails: []string{"budget", "lock-expires", "cold-bounded", "fails-fast", "come-back"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"fleet-once"}},
 	entry{dir: "wrong/pervisitor", fails: []string{"per-instance", "first-leaves", "cold-bounded", "switches"}, maybe: map[string]string{
 		"store-refused": "with no flight, each of the three readers fills alone: whether the later ones find the lock taken and wait for a list Redis never keeps, or come after the first has remembered it, is the scheduler's",
@@ -27,7 +27,7 @@ var _ = register(6,
 	entry{dir: "wrong/flight-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
 	entry{dir: "wrong/flight-writes-visitor-ctx", fails: []string{"first-leaves", "cold-bounded"}},
 	entry{dir: "wrong/flight-ignores-leaver", fails: []string{"first-leaves", "cold-bounded", "redis-stalls"}},
-	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded", "fails-fast", "switches"}},
+	entry{dir: "wrong/fallback-per-visitor", fails: []string{"budget", "redis-down", "cold-bounded", "fails-fast", "switches", "come-back"}},
 	entry{dir: "wrong/fallback-outside-flight", fails: []string{"redis-down", "switches"}},
 	entry{dir: "wrong/retrylock-release-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/flight-nodeadline", fails: []string{"cold-bounded"}},
@@ -43,8 +43,8 @@ var _ = register(6,
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
-	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "fails-fast", "explore"}},
-	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast", "renew-holder-only"}, maybe: map[string]string{
+	entry{dir: "wrong/impatient", fails: []string{"fleet-once", "losers-wait", "budget", "cold-bounded", "fails-fast", "explore", "come-back"}},
+	entry{dir: "wrong/shortlock", fails: []string{"fleet-once", "per-instance", "losers-wait", "lock-expires", "holder-only", "tokens", "budget", "explore", "poll-fails", "fails-fast", "renew-holder-only", "come-back"}, maybe: map[string]string{
 		"switches": "its losers poll at times its own random jitter draws, so the fixed scenes' schedules differ from run to run; most runs have a loser take the expired lock while the holder reads (6 runs of 7 seen)",
 	}},
 	// A holder stopped between its own commands (hole 2).
@@ -77,4 +77,10 @@ var _ = register(6,
 	// Written blind after it: a Redis-down fallback outside the flight,
 	// one visitor at a time by an atomic flag read and then set.
 	entry{dir: "wrong/fallback-load-then-store", fails: []string{"switches"}},
+	// Visitors refused together are told different moments to come
+	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
+	// reference before.
+	entry{dir: "wrong/retry-after-fixed", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-per-flight", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-per-instance", fails: []string{"come-back"}},
 )

@@ -12,10 +12,10 @@ var _ = register(8,
 	// that stage a wait (budget, late-reader, starter-leaves) fail it,
 	// saying that nobody waited (issue 28: they passed it, untested).
 	entry{dir: "shipped", fails: []string{"warm-spread", "rebuild-ttl", "once", "at-most", "slots-after-failure", "budget",
-		"starter-leaves", "late-reader", "hung-query", "store-refused", "explore", "outage"}},
+		"starter-leaves", "late-reader", "hung-query", "store-refused", "explore", "outage", "come-back"}},
 	// The shipped shop with its jitter fixed and nothing else.
 	entry{dir: "wrong/jitteronly", fails: []string{"once", "at-most", "slots-after-failure", "budget", "starter-leaves",
-		"late-reader", "hung-query", "store-refused", "explore", "outage"}},
+		"late-reader", "hung-query", "store-refused", "explore", "outage", "come-back"}},
 	// Times to live: below the floor, past 35 s, or not spread.
 	entry{dir: "wrong/subtract", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
 	entry{dir: "wrong/toowide", fails: []string{"warm-ttl", "rebuild-ttl", "explore"}},
@@ -42,14 +42,14 @@ var _ = register(8,
 	// Every reader served, within a budget, with a typed error past it.
 	// A reader who never gives up leaves no late reader to stage:
 	// late-reader fails them and says so (issue 28: it passed them, untested).
-	entry{dir: "wrong/waitforever", fails: []string{"budget", "late-reader"}},
-	entry{dir: "wrong/untyped", fails: []string{"budget"}},
+	entry{dir: "wrong/waitforever", fails: []string{"budget", "late-reader", "come-back"}},
+	entry{dir: "wrong/untyped", fails: []string{"budget", "come-back"}},
 	// A reader inside Do cannot leave, but the flight's own deadline (5 s)
 	// now ends its wait within the 10 s the contract allows: budget sees a
 	// late "try again", no hang. The late reader is still turned away.
 	entry{dir: "wrong/do", fails: []string{"late-reader"}},
 	entry{dir: "wrong/shortbudget", fails: []string{"values", "explore"}},
-	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "hung-query", "store-refused", "race", "explore"}, maybe: map[string]string{ // its own reader waits on the flight too
+	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "hung-query", "store-refused", "race", "explore", "come-back"}, maybe: map[string]string{ // its own reader waits on the flight too
 		// Each waiter races the leader for the page: it gets "" or the page, by the schedule.
 		"failed-again":   "a waiter of a page gets it or an empty one, as the schedule has it (the race check's bug)",
 		"starter-leaves": "a waiter of a page gets it or an empty one, as the schedule has it (the race check's bug)",
@@ -128,11 +128,17 @@ var _ = register(8,
 	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever
 	// joined late (late-reader), and the explorer's readers who stay
 	// when another leaves (6 of 6 runs, before and after the one loop).
-	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader", "explore"}},
+	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader", "explore", "come-back"}},
 	entry{dir: "wrong/store-error-drops-page", fails: []string{"store-refused"}},
 	entry{dir: "wrong/store-error-with-page", fails: []string{"store-refused"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/weighted"},
 	entry{dir: "right/errgroup"},
 	entry{dir: "right/workers"},
+	// Visitors refused together are told different moments to come
+	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
+	// reference before.
+	entry{dir: "wrong/retry-after-fixed", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-at-start", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-whole-seconds", fails: []string{"come-back"}},
 )

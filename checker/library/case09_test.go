@@ -6,7 +6,7 @@ var _ = register(9,
 	// (issue 28: it passed it, untested). So do refresh-deadline and
 	// backoff, whose stale readers must be served at once.
 	entry{dir: "shipped", fails: []string{"no-wait", "failed-rebuild", "refresh-lets-go", "explore", "refresh-deadline", "backoff",
-		"store-refused", "redis-readonly", "rebuild-panics"}},
+		"store-refused", "redis-readonly", "rebuild-panics", "come-back"}},
 	// The grace window, and who waits in it.
 	entry{dir: "wrong/inline", fails: []string{"no-wait", "refresh-lets-go", "explore", "refresh-deadline", "redis-readonly", "rebuild-panics"}},
 	// One rebuild per expiry for the fleet.
@@ -33,7 +33,7 @@ var _ = register(9,
 	entry{dir: "wrong/cachefailure", fails: []string{"failed-rebuild", "backoff", "redis-readonly"}},
 	// Case 6's lock, still needed on a cold miss.
 	entry{dir: "wrong/plaindel", fails: []string{"holder-only", "refresh-holder-only"}},
-	entry{dir: "wrong/nobound", fails: []string{"budget"}, maybe: map[string]string{
+	entry{dir: "wrong/nobound", fails: []string{"budget", "come-back"}, maybe: map[string]string{
 		"failed-rebuild": "past the physical expiry with the source down, the instance whose flight lost the lock polls for ever; when its flight tries the lock only after the winner's failed query released it, it fails too and answers",
 	}},
 	entry{dir: "wrong/setthenexpire", fails: []string{"ttl", "explore"}},
@@ -117,4 +117,10 @@ var _ = register(9,
 	entry{dir: "right/early"},
 	entry{dir: "right/localflight"},
 	entry{dir: "right/versioned"},
+	// Visitors refused together are told different moments to come
+	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
+	// reference before.
+	entry{dir: "wrong/retry-after-fixed", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-per-flight", fails: []string{"come-back"}},
+	entry{dir: "wrong/retry-after-nanoseconds", fails: []string{"come-back"}},
 )

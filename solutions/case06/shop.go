@@ -75,6 +75,12 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// comeBack is one visitor's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s). The visitors of a flight share its refusal: told one
+// delay, they would all come back at the same instant, the stampede again
+// a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)} }
+
 // Top returns a shelf's books: from this instance's memory, else from
 // Redis, else from the database, with one flight per shelf per instance.
 // The visitors of a flight, and every hit on the instance's copy, share one
@@ -109,12 +115,16 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 			// Out of time: the database, or the holder this flight waits
 			// for, is slow or hung. The visitors are told when to come
 			// back, as a loser past its budget is.
-			return nil, &TryAgain{After: retryAfter}
+			return nil, comeBack()
 		}
 		return books, err
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			return nil, comeBack()
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -217,7 +227,7 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 			return books, err
 		}
 	}
-	return nil, &TryAgain{After: retryAfter}
+	return nil, comeBack()
 }
 
 // release deletes the lock only if it still holds our token. The check

@@ -75,6 +75,12 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// comeBack is one reader's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s): the readers of a cold start give up together, and told
+// one delay they would all come back at the same instant, a second
+// stampede a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + rand.N(retryAfter)} }
+
 // WarmUp fills the cache with the pages of the given events, one at a time:
 // the warm-up runs before the shop takes traffic and has no reason to crowd
 // the database.
@@ -123,7 +129,7 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return "", err // the reader left; nobody is waiting for an answer
 		}
-		return "", &TryAgain{After: retryAfter}
+		return "", comeBack()
 	}
 }
 

@@ -71,6 +71,12 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// comeBack is one visitor's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s). The visitors of a flight share its refusal: told one
+// delay, they would all come back at the same instant, the stampede again
+// a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)} }
+
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
@@ -116,6 +122,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			return nil, comeBack()
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -234,7 +244,7 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 			return v.Books, err
 		}
 	}
-	return nil, &TryAgain{After: retryAfter}
+	return nil, comeBack()
 }
 
 // Invalidate is the write path's half: called after the database has

@@ -82,6 +82,12 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// comeBack is one visitor's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s). The visitors of a flight share its refusal: told one
+// delay, they would all come back at the same instant, the stampede again
+// a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)} }
+
 // Shop is one instance of the shop.
 type Shop struct {
 	db    *catalog.DB
@@ -141,6 +147,10 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		// its own flight.
 		if f.err != nil && f.began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 			continue
+		}
+		var busy *TryAgain
+		if errors.As(f.err, &busy) {
+			return 0, comeBack()
 		}
 		return f.price, f.err
 	}
@@ -235,14 +245,14 @@ func (s *Shop) lookup(ctx context.Context, book string) (int, error) {
 			// same budget, or writes faster than reads would keep this
 			// visitor reading for as long as they last.
 			if !s.clock.Now().Before(deadline) {
-				return 0, &TryAgain{After: retryAfter}
+				return 0, comeBack()
 			}
 			continue
 		}
 		// Someone else reads the database: wait for its fill, or for its
 		// lease to end, and look again.
 		if !s.clock.Now().Before(deadline) {
-			return 0, &TryAgain{After: retryAfter}
+			return 0, comeBack()
 		}
 		// Jittered, so that the flights of instances that missed together
 		// do not poll Redis together for as long as they wait.

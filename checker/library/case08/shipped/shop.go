@@ -26,7 +26,9 @@
 //     clock.WithTimeout(ctx, clk, d)), never with time.Sleep, time.After or
 //     context.WithTimeout: the checker moves that clock by hand.
 //   - A reader who has waited past its budget (a second or so, at most
-//     10 s) gets a *TryAgain error.
+//     10 s) gets a *TryAgain error, with a delay drawn for that reader
+//     alone, spread over half a second or more: readers refused together
+//     must not all come back at the same instant.
 //   - A rebuild that runs on for readers who have left gives up within
 //     10 s of the shop's clock, its wait for a connection and its query
 //     alike; a page the database gave is served even when Redis will not

@@ -24,7 +24,9 @@
 //     clk.Sleep), never with time.Now, time.Sleep, time.After or a ticker:
 //     the checker moves that clock by hand, and Redis's clock with it.
 //   - A visitor who found nothing and waited past its budget (a second or
-//     so, at most 10 s) gets a *TryAgain error.
+//     so, at most 10 s) gets a *TryAgain error, with a delay drawn for that
+//     visitor alone, spread over half a second or more: visitors refused
+//     together must not all come back at the same instant.
 //   - Every key you write to Redis has a time to live, given in the same
 //     step; the lock's is more than a rebuild (0.2 s) and at most 10 s.
 //   - Invalidate is the write path: the shop calls it after the database

@@ -25,8 +25,11 @@
 //     with time.Sleep, time.After or a ticker: the checker moves that clock
 //     by hand, and moves Redis's clock with it.
 //   - A visitor who has waited past its budget (a second or so, at most
-//     10 s) for another instance's fill returns an error, and so does one
-//     whose fills keep being refused: the budget holds on every path.
+//     10 s) for another instance's fill gets a *TryAgain error, and so
+//     does one whose fills keep being refused: the budget holds on every
+//     path. Its delay is drawn for that visitor alone, spread over half a
+//     second or more: visitors refused together must not all come back at
+//     the same instant.
 //   - An instance's visitors who ask for one book while it is being
 //     filled share one wait (a flight, as in cases 1 to 6): the instance
 //     sends Redis about as many commands for 20 of them as for one. One
@@ -81,6 +84,20 @@ import (
 
 // priceTTL is how long a price lives in Redis.
 const priceTTL = 30 * time.Second
+
+// TryAgain is the answer for a visitor who waited longer than its budget
+// for a fill: come back in a moment (an HTTP handler would send 503 with a
+// Retry-After header), as in cases 6, 8 and 9.
+type TryAgain struct {
+	After time.Duration
+}
+
+func (e *TryAgain) Error() string {
+	return fmt.Sprintf("the price is being filled; try again in %v", e.After)
+}
+
+// RetryAfter says when to try again.
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
 // Shop is one instance of the shop. Every instance shares the database and
 // the Redis behind its client.

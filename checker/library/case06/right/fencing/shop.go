@@ -115,6 +115,12 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			// One delay per visitor: the flight's refusal is shared, and a
+			// shared delay brings them all back at one instant.
+			return nil, &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

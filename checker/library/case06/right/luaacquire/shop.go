@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mathrand "math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -55,10 +56,11 @@ func New(db *catalog.DB, rdb *redis.Client, clk clock.Clock) *Shop {
 	return &Shop{db: db, rdb: rdb, clk: clk, flights: map[string]*flight{}}
 }
 
-type TryAgain struct{}
+// TryAgain is a visitor's "come back in after".
+type TryAgain struct{ after time.Duration }
 
-func (TryAgain) Error() string             { return "try again" }
-func (TryAgain) RetryAfter() time.Duration { return 500 * time.Millisecond }
+func (TryAgain) Error() string               { return "try again" }
+func (t TryAgain) RetryAfter() time.Duration { return t.after }
 
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	s.mu.Lock()
@@ -71,6 +73,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	s.mu.Unlock()
 	select {
 	case <-f.done:
+		if _, busy := f.err.(TryAgain); busy {
+			// A delay per visitor (0.25 to 0.75 s): they shared the
+			// flight, they must not share the come-back.
+			return nil, TryAgain{after: 250*time.Millisecond + mathrand.N(500*time.Millisecond)}
+		}
 		return f.books, f.err
 	case <-ctx.Done():
 		return nil, ctx.Err()

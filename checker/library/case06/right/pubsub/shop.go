@@ -117,6 +117,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		if busy, ok := r.Err.(*TryAgain); ok {
+			// Each visitor comes back at a moment of its own, around
+			// the flight's answer.
+			return nil, &TryAgain{After: busy.After/2 + mathrand.N(busy.After)}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

@@ -113,6 +113,9 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		if _, ok := r.Err.(*TryAgain); ok {
+			return nil, &TryAgain{After: time.Second + mathrand.N(2*time.Second)} // spread the come-backs
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

@@ -90,7 +90,7 @@ func (s *Shop) late(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return &TryAgain{After: 2 * time.Second}
+	return &TryAgain{After: time.Second + mathrand.N(2*time.Second)}
 }
 
 func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
@@ -111,7 +111,7 @@ func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
 			return nil, err
 		}
 	}
-	return nil, &TryAgain{After: 2 * time.Second}
+	return nil, &TryAgain{After: time.Second + mathrand.N(2*time.Second)}
 }
 
 func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]string, error) {

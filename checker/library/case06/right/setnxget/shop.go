@@ -77,6 +77,10 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// errBusy is a flight's "out of time": its visitors turn it into a
+// *TryAgain each.
+var errBusy = errors.New("shop: the shelf is being rebuilt elsewhere")
+
 // Top returns a shelf's books: from this instance's memory, else from
 // Redis, else from the database, with one flight per shelf per instance.
 // The visitors of a flight, and every hit on the instance's copy, share one
@@ -106,12 +110,17 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
-			return nil, &TryAgain{After: retryAfter} // out of time: come back later
+			return nil, errBusy // out of time: come back later
 		}
 		return books, err
 	})
 	select {
 	case r := <-flight:
+		if errors.Is(r.Err, errBusy) {
+			// The flight's visitors share its "busy"; each gets a delay of
+			// its own, so that they do not all come back at once.
+			return nil, &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -153,7 +162,7 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	case strings.HasPrefix(held, downMark):
 		// The last holder's query failed a moment ago: no fill is coming,
 		// and the database wants a rest. Say so at once.
-		return nil, &TryAgain{After: retryAfter}
+		return nil, errBusy
 	default: // the reply is the holder's token
 		return s.awaitFill(ctx, shelf)
 	}
@@ -200,7 +209,7 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 			return books, err
 		}
 	}
-	return nil, &TryAgain{After: retryAfter}
+	return nil, errBusy
 }
 
 // release deletes the lock only if it still holds our token. The check

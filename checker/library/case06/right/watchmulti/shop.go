@@ -112,6 +112,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			// 1 s give or take a quarter, drawn per visitor.
+			return nil, &TryAgain{After: retryAfter*3/4 + mathrand.N(retryAfter/2)}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

@@ -96,7 +96,7 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		return "", &TryAgain{After: time.Second}
+		return "", &TryAgain{After: time.Second/2 + rand.N(time.Second)} // each its own moment
 	}
 }
 

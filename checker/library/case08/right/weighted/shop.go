@@ -117,7 +117,7 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 		}
 		return res.Val.(string), nil
 	case <-s.after(wait, 1500*time.Millisecond):
-		return "", &TryAgain{After: 2 * time.Second}
+		return "", &TryAgain{After: time.Second + rand.N(2*time.Second)} // spread the come-backs
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}

@@ -154,7 +154,8 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 		}
 		return r.Val.(string), nil
 	case <-timer:
-		return "", &TryAgain{After: 500 * time.Millisecond}
+		// Whole milliseconds, 250 to 749: each reader its own.
+		return "", &TryAgain{After: time.Duration(250+rand.Intn(500)) * time.Millisecond}
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}

@@ -110,6 +110,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			// The flight's refusal is shared; the delay must not be.
+			return nil, &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

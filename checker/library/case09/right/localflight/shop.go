@@ -111,6 +111,9 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		if busy, ok := r.Err.(*TryAgain); ok {
+			return nil, &TryAgain{After: busy.After/2 + mathrand.N(busy.After)} // a moment of its own
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}

@@ -76,6 +76,10 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// errBusy is the flight's "the holder did not fill in time"; its visitors
+// turn it into a *TryAgain each.
+var errBusy = errors.New("shop: the shelf is being rebuilt elsewhere")
+
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
 	Books []string `json:"books"`
@@ -114,6 +118,10 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	})
 	select {
 	case r := <-flight:
+		if errors.Is(r.Err, errBusy) {
+			// Each visitor its own delay, 500 to 1499 ms.
+			return nil, &TryAgain{After: time.Duration(500+mathrand.IntN(1000)) * time.Millisecond}
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -223,7 +231,7 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 			return v.Books, err
 		}
 	}
-	return nil, &TryAgain{After: retryAfter}
+	return nil, errBusy
 }
 
 // Invalidate is the write path's half: called after the database has

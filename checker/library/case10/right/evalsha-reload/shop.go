@@ -51,6 +51,12 @@ var ErrConflict = errors.New("shop: the lease was ended before the fill")
 // another filler: try again in a moment.
 var ErrBusy = errors.New("shop: the price is being read by another instance; try again in a moment")
 
+// TryAgain is a visitor's answer past its budget: come back in After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string             { return "shop: busy; try again in " + e.After.String() }
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
 // Shop is one instance of the shop.
 type Shop struct {
 	db    *catalog.DB
@@ -91,6 +97,10 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 		// its own budget: wait on in the next one.
 		if err != nil && ctx.Err() == nil && began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 			continue
+		}
+		if errors.Is(err, ErrBusy) {
+			// Refused with the flight's other visitors: a delay of its own.
+			return 0, &TryAgain{After: 500*time.Millisecond + mathrand.N(time.Second)}
 		}
 		return price, err
 	}

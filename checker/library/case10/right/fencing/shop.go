@@ -38,6 +38,12 @@ var ErrConflict = errors.New("shop: the price changed while it was read")
 // ErrTryLater is what a visitor gets when the fill never came.
 var ErrTryLater = errors.New("shop: price unavailable, try again")
 
+// TryAgain is a visitor's answer past its budget: come back in After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string             { return "shop: busy; try again in " + e.After.String() }
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
 // Shop is one instance of the shop.
 type Shop struct {
 	db    *catalog.DB
@@ -129,6 +135,11 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			a := r.Val.(answer)
 			if r.Err != nil && a.began.Before(came) && s.clock.Now().Sub(came) < patience*poll {
 				continue
+			}
+			if errors.Is(r.Err, ErrTryLater) {
+				// The lookup's visitors share its failure, not their
+				// come-back.
+				return 0, &TryAgain{After: time.Second/2 + mathrand.N(time.Second)}
 			}
 			if r.Err != nil {
 				return 0, r.Err

@@ -34,6 +34,12 @@ var errReadFailed = errors.New("shop: read failed")
 // ErrBusy is a wait that ran out.
 var ErrBusy = errors.New("shop: busy, try again")
 
+// TryAgain is a visitor's answer past its budget: come back in After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string             { return "shop: busy; try again in " + e.After.String() }
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
 var (
 	readOrLease = redis.NewScript(`
 local v = redis.call("GET", KEYS[1])
@@ -103,6 +109,10 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			// visitor tries a lookup of its own, within its own second.
 			if r.err != nil && call.began.Before(came) && s.clock.Now().Sub(came) < time.Second {
 				continue
+			}
+			if r.err == ErrBusy {
+				// 0.75 to 1.25 s, drawn per subscriber.
+				return 0, &TryAgain{After: 750*time.Millisecond + mathrand.N(500*time.Millisecond)}
 			}
 			return r.price, r.err
 		case <-ctx.Done():

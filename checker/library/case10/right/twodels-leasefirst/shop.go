@@ -50,6 +50,12 @@ var ErrConflict = errors.New("shop: the lease was ended before the fill")
 // another filler: try again in a moment.
 var ErrBusy = errors.New("shop: the price is being read by another instance; try again in a moment")
 
+// TryAgain is a visitor's answer past its budget: come back in After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string             { return "shop: busy; try again in " + e.After.String() }
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
 // Shop is one instance of the shop.
 type Shop struct {
 	db    *catalog.DB
@@ -98,6 +104,9 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			// waited its own budget: wait on in the next one.
 			if a.err != nil && f.began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 				continue
+			}
+			if errors.Is(a.err, ErrBusy) {
+				return 0, &TryAgain{After: time.Second + mathrand.N(2*time.Second)} // 1 to 3 s, per visitor
 			}
 			return a.price, a.err
 		case <-ctx.Done():

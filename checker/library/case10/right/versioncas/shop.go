@@ -37,6 +37,12 @@ const (
 // instance's fill.
 var ErrBusy = errors.New("shop: the price is being refreshed; try again")
 
+// TryAgain is a visitor's answer past its budget: come back in After.
+type TryAgain struct{ After time.Duration }
+
+func (e *TryAgain) Error() string             { return "shop: busy; try again in " + e.After.String() }
+func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
 // Shop is one instance of the shop.
 type Shop struct {
 	db    *catalog.DB
@@ -123,6 +129,10 @@ func (s *Shop) Price(ctx context.Context, book string) (int, error) {
 			a := r.Val.(answer)
 			if r.Err != nil && a.began.Before(came) && s.clock.Now().Sub(came) < waitBudget {
 				continue
+			}
+			if errors.Is(r.Err, ErrBusy) {
+				// Whole milliseconds, 500 to 1499, one draw per visitor.
+				return 0, &TryAgain{After: time.Duration(500+mathrand.IntN(1000)) * time.Millisecond}
 			}
 			if r.Err != nil {
 				return 0, r.Err
