@@ -57,6 +57,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: pollFailsInfo, Run: PollFails},
 	{Info: failsFastInfo, Run: FailsFast},
 	{Info: renewHolderOnlyInfo, Run: RenewHolderOnly},
+	{Info: SlowQueryInfo, Run: SlowQuery},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "an instance's in-process cache or flight table read and written without a lock"}, Run: Busy},
 }
@@ -77,7 +78,7 @@ var Case = check.Case{
 		"Count the queries: each instance's single-flight lets one flight per instance through, so six instances make six reads. What do the six flights share that could pick one of them?",
 		"Redis is shared by the whole fleet. SET key value NX succeeds for exactly one caller: make that the regeneration lock, taken inside the instance's flight (not by each visitor), with PX so that it expires if its holder dies.",
 		"The instances that lose the lock must not query. Let them poll Redis for the holder's fill, every 50 ms or so with some jitter, sleeping on the clock New is given; past a budget (a second), return a *TryAgain whose delay each visitor draws for itself (0.5 to 1.5 s), so that they do not all come back at once.",
-		"Releasing is where locks go wrong: your lock may have expired and been taken by another instance while you rebuilt. Store a random token (crypto/rand) as the lock's value and release with a Lua script that deletes the key only if it still holds your token, in one step. And once you hold the lock, look in Redis again before you query.",
+		"Releasing is where locks go wrong: your lock may have expired and been taken by another instance while you rebuilt. Store a random token (crypto/rand) as the lock's value and release with a Lua script that deletes the key only if it still holds your token, in one step. And once you hold the lock, look in Redis again before you query; while the query runs (up to 5 s on a bad day), renew the lock with a script that checks the token too, and stop when it returns.",
 		"Compare with solutions/case06/shop.go, and read the chapter on why this lock saves work but does not make anything correct.",
 	},
 }

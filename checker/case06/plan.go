@@ -24,6 +24,18 @@ type Plan struct {
 	open  []time.Time   // when each query waiting at a gate now began
 	now   func() time.Time
 	all   []*harness.Gate
+	// slow, when set, is how long every query takes, slept with sleep.
+	slow  time.Duration
+	sleep func(context.Context, time.Duration) error
+}
+
+// Slow makes every later query take d more, slept with sleep (a Fleet's
+// Hold, on the shops' clock): the database on a bad day, answering, but
+// late. Its context ending cuts the sleep short, as a driver's would.
+func (p *Plan) Slow(d time.Duration, sleep func(context.Context, time.Duration) error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.slow, p.sleep = d, sleep
 }
 
 // NewPlan returns a plan whose queries all pass. Until SetClock, it tells
@@ -42,7 +54,7 @@ func (p *Plan) SetClock(c *fleet.Clock) {
 // fails, waits at the gate until it opens or its context ends, or passes.
 func (p *Plan) Hook(ctx context.Context, shelf string) error {
 	p.mu.Lock()
-	gate, fail, boom := p.gate, p.fail, p.boom
+	gate, fail, boom, slow, sleep := p.gate, p.fail, p.boom, p.slow, p.sleep
 	if p.shelf != "" && p.shelf != shelf {
 		gate = nil
 	}
@@ -58,6 +70,11 @@ func (p *Plan) Hook(ctx context.Context, shelf string) error {
 	}
 	if fail != nil {
 		return fail
+	}
+	if slow > 0 {
+		if err := sleep(ctx, slow); err != nil {
+			return err
+		}
 	}
 	if gate == nil {
 		return nil

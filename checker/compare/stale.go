@@ -53,11 +53,19 @@ func RenderStaleHolder(out io.Writer, w Workload, r Result) {
 	case r.Source >= 2:
 		s += " Each lock expired before its holder's rebuild was done; the holder gave its query up, and the next " +
 			"holder started the same rebuild over."
+	case r.Source == 1:
+		s += " The holder renewed its lock while it read, so no second holder came: a slow database makes no stale " +
+			"holder. A paused one still does (a GC pause or a frozen VM longer than the lock: its renewals stop, " +
+			"the lock passes, and its fill lands beside the next holder's when it wakes); fencing tokens close that."
+	}
+	if r.Stale > 0 && r.AtOnce < 2 {
+		s += " And the lock does nothing for the write: the holder's read began before it, and its fill landed " +
+			"after the write's delete, so the old list stayed: the stale set, which the example's table says the " +
+			"lock does not stop (case 10's leases do)."
 	}
 	if none {
-		s += " No fill ever landed, not even the warm-up's: case 6's flight gives its query up when its lock " +
-			"expires, so that it never writes beside the next holder, and so a database slower than the lock never " +
-			"fills the cache (case 10's leases are renewed while the read lasts)."
+		s += " No fill ever landed, not even the warm-up's: the flight gave its query up when its lock " +
+			"expired, and so a database slower than the lock never filled the cache."
 	}
 	fmt.Fprintf(out, "  %s\n", wrap(s, 76, "  "))
 }

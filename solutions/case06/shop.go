@@ -27,9 +27,16 @@ const (
 	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
-	// the lock expires under a slow holder and a second rebuild starts.
+	// fleet. A live holder renews it every third of it while it reads
+	// (keepAlive), so a query slower than lockTTL keeps its lock and
+	// fills the shelf: without that, on the day the database is slow, the
+	// lock would pass from holder to holder and nothing would ever fill.
 	lockTTL = 2 * time.Second
+	// queryTimeout bounds a flight: a query with no answer by then is
+	// hung (a slow one takes up to 5 s), and the fleet is better served by
+	// its lock expiring and another instance trying than by a renewal
+	// that never ends.
+	queryTimeout = 6 * time.Second
 	// A loser polls Redis for the holder's fill about every pollEvery, and
 	// gives up after waitBudget: by then the holder is slow or dead, and
 	// the visitor is better served by "try again" than by a longer wait.
@@ -106,9 +113,8 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// WithoutCancel drops the visitor's deadline too, so the flight
 		// takes one of its own, on the shop's clock: with the database
 		// hung, a flight with none would never land, and every visitor
-		// who joined it would wait until it left. It ends with the lock,
-		// so that no query of this flight runs beside the next holder's.
-		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		// who joined it would wait until it left.
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, queryTimeout)
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
@@ -193,7 +199,18 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
 		return books, err
 	}
-	books, err := s.db.Top(ctx, shelf)
+	// The query runs while the lock is ours, and no longer: keepAlive
+	// renews the lock, and ends work once it cannot tell the lock is
+	// still ours, so that no query of this holder runs beside the next
+	// holder's. (Deferred after the release, it stops before it.)
+	work, stop := s.keepAlive(ctx, shelf, token)
+	defer stop()
+	books, err := s.db.Top(work, shelf)
+	if err != nil && ctx.Err() == nil && work.Err() != nil {
+		// The lock passed to another instance while we read: its holder
+		// fills the shelf; ours has nothing to release.
+		return nil, comeBack()
+	}
 	if err != nil {
 		// A failed query keeps the lock until it expires: that is the
 		// fleet's backoff, one query per lockTTL to a database in trouble.
@@ -229,6 +246,46 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 	}
 	return nil, comeBack()
 }
+
+// keepAlive renews the shelf's lock every third of lockTTL while the
+// holder works. It returns the context to work on, which ends with ctx,
+// when a renewal finds the lock taken by another instance, or when no
+// renewal has been confirmed for a whole lockTTL (Redis is slow or
+// unreachable: the lock may have expired); and stop, which ends the
+// renewals and waits for them.
+func (s *Shop) keepAlive(ctx context.Context, shelf, token string) (work context.Context, stop func()) {
+	work, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		held := s.clock.Now().Add(lockTTL) // ours at least until then
+		for s.clock.Sleep(work, lockTTL/3) == nil {
+			sent := s.clock.Now()
+			rctx, stopWaiting := clock.WithTimeout(work, s.clock, held.Sub(sent))
+			ours, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+			stopWaiting()
+			switch {
+			case err == nil && !ours:
+				return // taken over
+			case err == nil:
+				held = sent.Add(lockTTL)
+			case !s.clock.Now().Before(held):
+				return // no renewal landed in time: it may have expired
+			}
+		}
+	}()
+	return work, func() { cancel(); <-done }
+}
+
+// renew extends the lock only if it still holds our token, in one step,
+// as release deletes it: a plain PEXPIRE could keep another holder's
+// lock alive.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can

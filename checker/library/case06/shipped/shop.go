@@ -37,8 +37,12 @@
 //   - A database whose queries fail is backed off from: while it fails,
 //     the fleet sends it at most one query per 0.2 s (a rebuild's time),
 //     and once it answers again a visitor gets the list within 11 s.
-//   - A holder that renews its lock (you need not) extends only a lock
-//     that still holds its token, checked and extended in one step.
+//   - On a bad day the database is slow: a query may take up to 5 s, and
+//     its list must still fill the shelf, with one query for the fleet.
+//     A live holder keeps its lock meanwhile: renew it while the query
+//     runs, or give it a time to live longer than that (at most 10 s).
+//     A renewal extends only a lock that still holds its token, checked
+//     and extended in one step, and stops when the query returns.
 //   - Two servers started alike draw different lock tokens: the tokens
 //     check runs two processes at once and compares what each drew, so a
 //     fixed seed or a counter in memory fails; crypto/rand passes.

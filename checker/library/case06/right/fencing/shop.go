@@ -3,7 +3,9 @@
 // Redis (INCR, in a script that gives the counter a day to live), and the
 // shelf is written by a script that refuses a number lower than the last
 // one written. A stalled holder's late write is refused. The counter is a
-// key that outlives every lock, and is not a lock.
+// key that outlives every lock, and is not a lock. A watchdog renews the
+// lock while the holder reads, with a script that checks the token, and
+// ends the read when the lock is no longer the holder's.
 //
 // Verdict: passes every check.
 package fencing
@@ -31,9 +33,13 @@ const (
 	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
-	// the lock expires under a slow holder and a second rebuild starts.
+	// fleet. A live holder's watchdog renews it while it reads, so a query
+	// slower than lockTTL (up to 5 s) keeps its lock and fills the shelf.
 	lockTTL = 2 * time.Second
+	// flightTimeout bounds a flight: past the slowest query, so that a
+	// slow one is not given up, and well short of forever, so that a hung
+	// one ends and its renewals with it.
+	flightTimeout = 8 * time.Second
 	// A loser polls Redis for the holder's fill about every pollEvery, and
 	// gives up after waitBudget: by then the holder is slow or dead, and
 	// the visitor is better served by "try again" than by a longer wait.
@@ -105,7 +111,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// Detached from the first visitor, who may leave, but with a
 		// deadline of its own: a hung database must not hold the flight,
 		// and every visitor who joins it, for good.
-		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, flightTimeout)
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
@@ -172,7 +178,18 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 		s.unlock(ctx, shelf, token)
 		return books, err
 	}
-	books, err := s.db.Top(ctx, shelf)
+	// The fence refuses a late write, but not a second query: the
+	// watchdog keeps the lock ours while we read, and ends the read once
+	// it cannot show the lock is ours, before the next holder's begins.
+	// (A panic in the query ends the flight's context, and the watchdog
+	// with it.)
+	work, stop := s.watchdog(ctx, shelf, token)
+	books, err := s.db.Top(work, shelf)
+	stop()
+	if err != nil && errors.Is(context.Cause(work), errLockLost) {
+		// Another instance holds the lock, and fills the shelf.
+		return nil, &TryAgain{After: retryAfter}
+	}
 	if err != nil {
 		// No release: the lock runs out its time to live, and the fleet
 		// leaves the failing database alone until then.
@@ -201,6 +218,49 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 	}
 	return nil, &TryAgain{After: retryAfter}
 }
+
+// errLockLost ends a read whose lock the holder can no longer show is its
+// own.
+var errLockLost = errors.New("shop: the lock is no longer ours")
+
+// watchdog renews the lock every third of lockTTL while the holder reads.
+// It ends work with errLockLost when a renewal finds the lock gone or
+// another's, or when none has landed for a whole lockTTL (Redis is slow
+// or away, and the lock may have expired). stop ends the renewals and
+// waits for the last: none is sent once the read is over.
+func (s *Shop) watchdog(ctx context.Context, shelf, token string) (work context.Context, stop func()) {
+	work, end := context.WithCancelCause(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		expires := s.clock.Now().Add(lockTTL) // ours at least until then
+		for s.clock.Sleep(work, lockTTL/3) == nil {
+			sent := s.clock.Now()
+			// A renewal that has not landed by the time the lock
+			// expires is no use: wait for it that long.
+			try, giveUp := clock.WithTimeout(work, s.clock, expires.Sub(sent))
+			n, err := extend.Run(try, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Int()
+			giveUp()
+			switch {
+			case err == nil && n == 0:
+				end(errLockLost)
+			case err == nil:
+				expires = sent.Add(lockTTL)
+			case !s.clock.Now().Before(expires):
+				end(errLockLost)
+			}
+		}
+	}()
+	return work, func() { end(context.Canceled); <-stopped }
+}
+
+// extend renews the lock only if it still holds our token, in one step:
+// a plain PEXPIRE could keep another holder's lock alive.
+var extend = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can

@@ -3,7 +3,8 @@
 // has it, or takes the lock, or says another instance holds it. The
 // in-process single-flight is a table of flights with done channels, and
 // the release is a compare-and-delete run with EVALSHA. The flight's
-// goroutine recovers a panicking query.
+// goroutine recovers a panicking query. The lock outlives the flight's
+// deadline, which outlives the slowest query, so it needs no renewal.
 //
 // Verdict: passes every check.
 package luaacquire
@@ -102,9 +103,11 @@ func (s *Shop) guarded(shelf string) (books []string, err error) {
 			books, err = nil, fmt.Errorf("fetch %s panicked: %v", shelf, r)
 		}
 	}()
-	// The flight's deadline ends with its lock (1.5 s): a hung database
-	// must not keep the flight, and its waiters, for good.
-	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 1500*time.Millisecond)
+	// The flight's deadline: a hung database must not keep the flight,
+	// and its waiters, for good. It outlasts the slowest query (5 s) and
+	// ends before the lock (8 s, see fetch), so that no query of this
+	// flight runs beside the next holder's.
+	ctx, cancel := clock.WithTimeout(context.Background(), s.clk, 6*time.Second)
 	defer cancel()
 	books, err = s.fetch(ctx, shelf)
 	if err != nil && ctx.Err() != nil {
@@ -118,7 +121,9 @@ func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {
 	buf := make([]byte, 16)
 	rand.Read(buf)
 	token := hex.EncodeToString(buf)
-	res, err := acquire.Run(ctx, s.rdb, keys, token, 1500).StringSlice()
+	// The lock lives 8 s: past the flight's end, and short enough that a
+	// holder that died does not block the shelf for long.
+	res, err := acquire.Run(ctx, s.rdb, keys, token, 8000).StringSlice()
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +133,7 @@ func (s *Shop) fetch(ctx context.Context, shelf string) ([]string, error) {
 	case "won":
 		books, err := s.db.Top(ctx, shelf)
 		if err != nil {
-			return nil, err // the lock stays its 1.5 s: a backoff for the fleet
+			return nil, err // the lock runs out its 8 s: a backoff for the fleet
 		}
 		defer unlock.Run(ctx, s.rdb, keys[1:], token)
 		data, _ := json.Marshal(books)

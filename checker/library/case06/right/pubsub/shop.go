@@ -2,7 +2,8 @@
 // on a timer alone: they subscribe to the shelf's channel, and the holder
 // publishes when it has filled the shelf. A loser looks in Redis when a
 // message comes or every 100 ms of the clock, whichever is first, and gives
-// up after its budget.
+// up after its budget. The holder renews its lock while it reads, in a loop
+// it stops through a done channel when the read is over.
 //
 // Verdict: passes every check.
 package pubsub
@@ -30,9 +31,12 @@ const (
 	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
-	// the lock expires under a slow holder and a second rebuild starts.
+	// fleet. A live holder renews it while it reads (renewUntil): a slow
+	// query, up to 5 s, must not lose its lock half way.
 	lockTTL = 2 * time.Second
+	// flightFor bounds a flight: longer than the slowest query, and short
+	// enough that a hung one, and its renewals, end.
+	flightFor = 7 * time.Second
 	// A loser polls Redis for the holder's fill about every pollEvery, and
 	// gives up after waitBudget: by then the holder is slow or dead, and
 	// the visitor is better served by "try again" than by a longer wait.
@@ -107,7 +111,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// Detached from the first visitor, who may leave, but with a
 		// deadline of its own: a hung database must not hold the flight,
 		// and every visitor who joins it, for good.
-		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, flightFor)
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
@@ -172,7 +176,22 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
 		return books, err
 	}
-	books, err := s.db.Top(ctx, shelf)
+	// Renewals keep the lock ours while the query runs. Closing done
+	// stops them; they call lose, which ends the query, once they cannot
+	// show the lock is ours: no query of ours runs beside the next
+	// holder's.
+	work, lose := context.WithCancel(ctx)
+	defer lose()
+	done := make(chan struct{})
+	renewing := s.renewUntil(work, shelf, token, done, lose)
+	books, err := s.db.Top(work, shelf)
+	close(done)
+	<-renewing
+	if err != nil && ctx.Err() == nil && work.Err() != nil {
+		// The lock is another instance's now: it fills the shelf, and
+		// says so on the channel. Nothing failed here to back off from.
+		return nil, &TryAgain{After: retryAfter}
+	}
 	if err != nil {
 		// This instance leaves the database alone for a second: a
 		// backoff of its own, whoever holds the lock next.
@@ -236,6 +255,54 @@ func (s *Shop) pollAwaitFill(ctx context.Context, shelf string) ([]string, error
 	}
 	return nil, &TryAgain{After: retryAfter}
 }
+
+// renewUntil renews the lock every third of lockTTL until done is closed,
+// and closes the channel it returns once it has stopped. It calls lose,
+// and stops, when a renewal finds the lock gone or another's, or when
+// none has landed for a whole lockTTL: by then the lock may have expired
+// and passed on.
+func (s *Shop) renewUntil(ctx context.Context, shelf, token string, done <-chan struct{}, lose func()) <-chan struct{} {
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		// done ends the wait between renewals, and a renewal under way.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		ours := s.clock.Now().Add(lockTTL) // the lock is ours until then at least
+		for s.clock.Sleep(ctx, lockTTL/3) == nil {
+			asked := s.clock.Now()
+			rctx, giveUp := clock.WithTimeout(ctx, s.clock, ours.Sub(asked))
+			kept, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+			giveUp()
+			switch {
+			case err == nil && kept:
+				ours = asked.Add(lockTTL)
+			case ctx.Err() != nil:
+				return // done: the read is over
+			case err == nil || !s.clock.Now().Before(ours):
+				lose()
+				return
+			}
+		}
+	}()
+	return stopped
+}
+
+// renew extends the lock only if it still holds our token, in one step,
+// as release deletes it: a plain PEXPIRE could keep another holder's
+// lock alive.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can

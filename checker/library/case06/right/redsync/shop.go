@@ -1,8 +1,9 @@
 // Package redsync is a known-right answer to case 6 built on a hand-written
 // mutex in the style of the redsync library: Lock tries SET NX PX a bounded
 // number of times with a jittered delay, Unlock is a compare-and-delete
-// script. A loser's Lock succeeds once the holder has released, and the
-// second look then finds the holder's fill.
+// script, and Extend a compare-and-PEXPIRE one, which the holder calls
+// while it reads. A loser's Lock succeeds once the holder has released,
+// and the second look then finds the holder's fill.
 //
 // Verdict: passes every check.
 package redsync
@@ -30,9 +31,13 @@ const (
 	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
-	// the lock expires under a slow holder and a second rebuild starts.
+	// fleet. A live holder extends it while it reads (keepLocked), so a
+	// query slower than lockTTL, up to 5 s, keeps its lock.
 	lockTTL = 2 * time.Second
+	// flightTimeout bounds a flight: past the slowest query, so a slow
+	// one is not given up, and short enough that a hung one ends, and
+	// stops extending its lock.
+	flightTimeout = 8 * time.Second
 	// A loser polls Redis for the holder's fill about every pollEvery, and
 	// gives up after waitBudget: by then the holder is slow or dead, and
 	// the visitor is better served by "try again" than by a longer wait.
@@ -103,7 +108,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// Detached from the first visitor, who may leave, but with a
 		// deadline of its own: a hung database must not hold the flight,
 		// and every visitor who joins it, for good.
-		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, flightTimeout)
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
@@ -165,7 +170,17 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
 		return books, err
 	}
-	books, err := s.db.Top(ctx, shelf)
+	// The read runs while the mutex is ours, and no longer: keepLocked
+	// extends it, and ends work once it cannot tell the mutex is still
+	// ours, so that no read of ours runs beside the next holder's.
+	work, stop := s.keepLocked(ctx, m)
+	books, err := s.db.Top(work, shelf)
+	lost := work.Err() != nil && ctx.Err() == nil // asked before stop ends work
+	stop()
+	if err != nil && lost {
+		// The mutex passed to another instance, which fills the shelf.
+		return nil, &TryAgain{After: retryAfter}
+	}
 	if err != nil {
 		queryFailed = true
 		return nil, err
@@ -180,7 +195,8 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 var errTaken = errors.New("lock: taken")
 
 // mutex is a lock in Redis in the style of redsync: a random value, SET
-// NX PX, bounded retries, and an atomic compare-and-delete to unlock.
+// NX PX, bounded retries, and atomic compare-and-delete and
+// compare-and-extend scripts.
 type mutex struct {
 	rdb    *redis.Client
 	clk    clock.Clock
@@ -189,6 +205,7 @@ type mutex struct {
 	expiry time.Duration
 	tries  int
 	delay  time.Duration
+	until  time.Time // the mutex is ours at least until then
 }
 
 // Lock takes the mutex, retrying with a jittered delay.
@@ -200,20 +217,72 @@ func (m *mutex) Lock(ctx context.Context) error {
 				return err
 			}
 		}
+		// Counted from before the command is sent: the expiry began no
+		// earlier.
+		start := m.clk.Now()
 		ok, err := m.rdb.SetNX(ctx, m.name, m.value, m.expiry).Result()
 		if err != nil {
 			return fmt.Errorf("lock %s: %w", m.name, err)
 		}
 		if ok {
+			m.until = start.Add(m.expiry)
 			return nil
 		}
 	}
 	return errTaken
 }
 
+// Extend gives the mutex its whole expiry again, if it is still ours,
+// and reports whether it was. The check and the PEXPIRE are one script:
+// a plain PEXPIRE could keep another holder's lock alive.
+func (m *mutex) Extend(ctx context.Context) (bool, error) {
+	start := m.clk.Now()
+	n, err := extend.Run(ctx, m.rdb, []string{m.name}, m.value, m.expiry.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("extend %s: %w", m.name, err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	m.until = start.Add(m.expiry)
+	return true, nil
+}
+
+// Until says until when the mutex is surely ours: its expiry, counted
+// from the last Lock or Extend that landed.
+func (m *mutex) Until() time.Time { return m.until }
+
 // Unlock releases the mutex if it is still ours.
 func (m *mutex) Unlock(ctx context.Context) {
 	_ = release.Run(ctx, m.rdb, []string{m.name}, m.value).Err()
+}
+
+// keepLocked extends m every third of its expiry while the holder reads.
+// The context it returns ends when m is lost: an Extend finds it gone or
+// another's, or m.Until passes with no Extend landed (Redis is slow or
+// away, and the mutex may have expired). stop ends the extensions and
+// waits for them, so that none is sent after the read. Only its
+// goroutine touches m meanwhile.
+func (s *Shop) keepLocked(ctx context.Context, m *mutex) (work context.Context, stop func()) {
+	work, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer cancel()
+		for m.clk.Sleep(work, m.expiry/3) == nil {
+			try, giveUp := clock.WithTimeout(work, m.clk, m.Until().Sub(m.clk.Now()))
+			ok, err := m.Extend(try)
+			giveUp()
+			if err == nil && !ok {
+				return // taken
+			}
+			if err != nil && !m.clk.Now().Before(m.Until()) {
+				return // it may have expired
+			}
+		}
+	}()
+	return work, func() { cancel(); wg.Wait() }
 }
 
 // oldRebuild is the rebuild this shop replaced.
@@ -261,6 +330,13 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 	}
 	return nil, &TryAgain{After: retryAfter}
 }
+
+// extend renews the lock only if it still holds our token.
+var extend = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can

@@ -5,7 +5,9 @@
 // a second look, as in case 1 (a one-slot channel, which a visitor whose
 // context ends can leave), and the lock is taken with SetArgs. Each
 // visitor waits and loads on its own context, with a deadline, so the
-// release is detached from it.
+// release is detached from it. The lock lives longer than the holder may
+// read, and the holder may read longer than the slowest query, so the
+// lock needs no renewal.
 //
 // Verdict: passes every check.
 package retrylock
@@ -27,8 +29,15 @@ import (
 )
 
 const (
-	ttl      = 20 * time.Second
-	lockFor  = 3 * time.Second
+	ttl = 20 * time.Second
+	// A visitor waits at most waitFor for the queue and the other
+	// holders, then at most readFor for its own read once it holds the
+	// lock, and a second for the release: 9.5 s in all. The read outlasts
+	// the slowest query (5 s), and the lock outlasts the read, so that no
+	// read of this holder runs beside the next one's.
+	waitFor  = 3 * time.Second
+	readFor  = 5500 * time.Millisecond
+	lockFor  = 8 * time.Second
 	tries    = 12
 	interval = 40 * time.Millisecond
 )
@@ -56,10 +65,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if b, ok := s.mine(shelf); ok {
 		return b, nil
 	}
-	// A visitor's whole wait, in the queue and in its load, is bounded,
+	// A visitor's wait, in the queue and for other holders, is bounded,
 	// in case it has no deadline of its own: behind a hung database each
-	// would otherwise wait for every visitor queued before it.
-	bounded, cancel := clock.WithTimeout(ctx, s.clk, lockFor)
+	// would otherwise wait for every visitor queued before it. Its own
+	// read, if it wins the lock, has a bound of its own (rebuild).
+	bounded, cancel := clock.WithTimeout(ctx, s.clk, waitFor)
 	defer cancel()
 	l := s.lockFor(shelf)
 	select {
@@ -71,7 +81,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 	if b, ok := s.mine(shelf); ok {
 		return b, nil
 	}
-	b, err := s.load(bounded, shelf)
+	b, err := s.load(ctx, bounded, shelf)
 	if err != nil && bounded.Err() != nil {
 		return nil, s.late(ctx)
 	}
@@ -93,7 +103,9 @@ func (s *Shop) late(ctx context.Context) error {
 	return &TryAgain{After: time.Second + mathrand.N(2*time.Second)}
 }
 
-func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
+// load waits on bounded; the read, if this visitor wins the lock, runs on
+// the visitor's own context, with a deadline of its own.
+func (s *Shop) load(visitor, ctx context.Context, shelf string) ([]string, error) {
 	key, lock := "books/"+shelf, "books/"+shelf+"/rebuilding"
 	me := rand.Text()
 	for range tries {
@@ -103,7 +115,7 @@ func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
 		err := s.rdb.SetArgs(ctx, lock, me, redis.SetArgs{Mode: "NX", TTL: lockFor}).Err()
 		switch {
 		case err == nil:
-			return s.rebuild(ctx, shelf, key, lock, me)
+			return s.rebuild(visitor, shelf, key, lock, me)
 		case !errors.Is(err, redis.Nil):
 			return nil, err
 		}
@@ -114,19 +126,26 @@ func (s *Shop) load(ctx context.Context, shelf string) ([]string, error) {
 	return nil, &TryAgain{After: time.Second + mathrand.N(2*time.Second)}
 }
 
-func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]string, error) {
+func (s *Shop) rebuild(visitor context.Context, shelf, key, lock, me string) ([]string, error) {
+	// Bounded from the lock on, and not by the visitor's wait: a read
+	// given up before the slowest query ends never fills anything.
+	ctx, cancel := clock.WithTimeout(visitor, s.clk, readFor)
+	defer cancel()
 	if b, ok, err := s.get(ctx, key); err != nil || ok {
 		s.release(ctx, lock, me)
 		return b, err
 	}
 	b, err := s.db.Top(ctx, shelf)
 	if err != nil {
-		// A query that failed on its own is not released: while the lock
-		// lives, the fleet does not ask a database that just failed. One
-		// cut short by this visitor's leaving says nothing about the
-		// database, and the visitors queued behind it want the lock now.
-		if ctx.Err() != nil {
+		// A query that failed on its own, or ran out of time, is not
+		// released: while the lock lives, the fleet does not ask a
+		// database that just failed or hung. One cut short by this
+		// visitor's leaving says nothing about the database, and the
+		// visitors queued behind it want the lock now.
+		if visitor.Err() != nil {
 			s.release(ctx, lock, me)
+		} else if ctx.Err() != nil {
+			return nil, s.late(visitor)
 		}
 		return nil, err
 	}
@@ -140,8 +159,9 @@ func (s *Shop) rebuild(ctx context.Context, shelf, key, lock, me string) ([]stri
 
 // release runs even when the visitor has left: on its cancelled context
 // the script would never reach Redis, and the lock would outlive the read.
+// It waits a second at most: the lock expires by itself.
 func (s *Shop) release(ctx context.Context, lock, me string) {
-	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clk, lockFor)
+	ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clk, time.Second)
 	defer cancel()
 	s.rdb.Eval(ctx, `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`, []string{lock}, me)
 }

@@ -1,6 +1,7 @@
 // Package setnxget is a known-right answer to case 6 that takes the lock with
 // SET ... NX GET PX (Redis 7): one command that either takes the lock or
-// says who holds it.
+// says who holds it. The holder sends its query off on a goroutine and,
+// while it waits for the answer, renews the lock itself.
 //
 // Verdict: passes every check.
 package setnxget
@@ -29,9 +30,12 @@ const (
 	localTTL = 5 * time.Second  // how long an instance keeps a shelf in memory
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet. It must outlast a healthy rebuild (0.2 s) by a wide margin, or
-	// the lock expires under a slow holder and a second rebuild starts.
+	// fleet. A live holder renews it while its query runs (readHeld), so
+	// a query slower than lockTTL, up to 5 s, keeps the lock.
 	lockTTL = 2 * time.Second
+	// flightTimeout bounds a flight: longer than the slowest query, and
+	// short enough that a hung one ends, and its renewals with it.
+	flightTimeout = 6 * time.Second
 	// A loser polls Redis for the holder's fill about every pollEvery, and
 	// gives up after waitBudget: by then the holder is slow or dead, and
 	// the visitor is better served by "try again" than by a longer wait.
@@ -106,7 +110,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// Detached from the first visitor, who may leave, but with a
 		// deadline of its own: a hung database must not hold the flight,
 		// and every visitor who joins it, for good.
-		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		ctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, flightTimeout)
 		defer cancel()
 		books, err = s.fill(ctx, shelf)
 		if err != nil && ctx.Err() != nil {
@@ -178,7 +182,13 @@ func (s *Shop) rebuild(ctx context.Context, shelf string) ([]string, error) {
 	if books, ok, err := s.shared(ctx, shelf); err != nil || ok {
 		return books, err
 	}
-	books, err := s.db.Top(ctx, shelf)
+	books, lost, err := s.readHeld(ctx, shelf, token)
+	if err != nil && lost {
+		// The lock is another instance's now, and so is the fill. There
+		// is nothing of ours to release, or to mark.
+		failed = true
+		return nil, errBusy
+	}
 	if err != nil {
 		// Not released: the lock becomes a mark of the failure for
 		// downFor, so that for that long the fleet neither queries nor
@@ -211,6 +221,68 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 	}
 	return nil, errBusy
 }
+
+// readHeld runs the query on a goroutine of its own and, until it
+// answers, renews the lock from here every third of lockTTL. When it
+// cannot show the lock is ours (a renewal finds it gone or another's, or
+// none lands for a whole lockTTL), it ends the query and reports the lock
+// lost: no query of ours runs beside the next holder's. The renewals stop
+// when the query answers. A panic in the query is panicked again here,
+// where the flight recovers it: on the query's goroutine nobody could.
+func (s *Shop) readHeld(ctx context.Context, shelf, token string) (books []string, lost bool, err error) {
+	work, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// reading ends when the query answers, and the renewals with it.
+	reading, answered := context.WithCancel(work)
+	type answer struct {
+		books  []string
+		err    error
+		panicV any
+	}
+	got := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			a.panicV = recover()
+			got <- a
+			answered()
+		}()
+		a.books, a.err = s.db.Top(work, shelf)
+	}()
+	ours := s.clock.Now().Add(lockTTL) // the lock is ours at least until then
+	for s.clock.Sleep(reading, lockTTL/3) == nil {
+		asked := s.clock.Now()
+		rctx, giveUp := clock.WithTimeout(reading, s.clock, ours.Sub(asked))
+		kept, rerr := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+		giveUp()
+		if rerr == nil && kept {
+			ours = asked.Add(lockTTL)
+			continue
+		}
+		if reading.Err() != nil {
+			break // the query answered meanwhile
+		}
+		if rerr == nil || !s.clock.Now().Before(ours) {
+			lost = true
+			cancel()
+			break
+		}
+	}
+	a := <-got
+	if a.panicV != nil {
+		panic(a.panicV)
+	}
+	return a.books, lost, a.err
+}
+
+// renew extends the lock only if it still holds our token, in one step,
+// as release deletes it: a plain PEXPIRE could keep another holder's
+// lock alive.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token. The check
 // and the delete must be one step: between a GET and a DEL the lock can

@@ -1,0 +1,164 @@
+package case06
+
+import (
+	"fmt"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+	"stampede/checker/shelves"
+	"stampede/shop/catalog"
+)
+
+// The day the database is slow: a query slower than the lock's time to
+// live. A lock is there for a holder that died; a holder that is only slow
+// keeps it (renews it while it reads, or takes one long enough), and its
+// fill lands.
+const (
+	// slowestQuery is the slowest query the contract asks a holder to
+	// wait for and store; slowQuery, what SlowQuery's scene plays: longer
+	// than the reference's lock (2 s), and short of slowestQuery, so that
+	// a query bounded at exactly slowestQuery is not decided by which of
+	// two things due at one instant runs first.
+	slowestQuery = 5 * time.Second
+	slowQuery    = slowestQuery - 500*time.Millisecond
+	// slowQuiet is how long, once every visitor is back and the shelf is
+	// filled, the checker watches for commands nobody asked for.
+	slowQuiet = 5 * time.Second
+	// slowLate is when, in the slow query, a visitor comes to a losing
+	// instance: after any lock of up to 4 s would have lapsed, and before
+	// the query answers.
+	slowLate = 4 * time.Second
+)
+
+// SlowQueryInfo is the check that a query slower than the lock fills the
+// shelf.
+var SlowQueryInfo = check.Info{
+	ID:   "slow-query",
+	Name: "a query slower than the lock (4.5 s; the contract allows 5 s) still fills the shelf, with one query for the whole fleet, and nothing is sent to Redis once it has",
+	Catches: "a flight or query whose deadline is the lock's time to live, so that on the day the database is slow " +
+		"every holder gives its query up and nothing ever fills (wrong/query-ends-with-lock, the reference before); " +
+		"a lock that lapses under a holder that is still reading, so that another instance queries beside it " +
+		"(wrong/flight-deadline-past-lock); and a renewal that goes on after its query (wrong/renew-forever)",
+}
+
+// SlowQuery checks that a holder whose query is slower than the lock still
+// fills the shelf. Every query takes slowQuery of the shops' clock; two
+// visitors come to each of three instances at once. The fleet must send
+// the database one query (shop-1's visitors come first, so that shop-1
+// holds the lock), the holder's visitors must get the list it
+// returns (the others may be told to try again), and then a visitor on
+// every instance must be served with no new query. A visitor who comes to
+// a losing instance 4 s in, while the holder still reads, must not query
+// either. Last, with every
+// visitor back, no instance may send Redis a command for slowQuiet: a
+// renewal that outlives its query keeps a lock nobody uses.
+func SlowQuery(h *harness.H, newShop NewShop) check.Verdict {
+	const shops, each = 3, 2
+	f, err := NewFleet(h, fleet.ServerURL(), newShop, shops, slowQuery, nil)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer f.Close()
+	// Shop-1's visitors come first, so that shop-1 holds the lock; the
+	// others come at the same instant, once it does.
+	crowds := []*harness.Crowd[[]string]{f.Visit(0, each)}
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	for i := 1; i < shops; i++ {
+		crowds = append(crowds, f.Visit(i, each))
+	}
+	burst := func() []harness.Outcome[[]string] {
+		var outs []harness.Outcome[[]string]
+		for _, c := range crowds {
+			outs = append(outs, c.Outcomes()...)
+		}
+		return outs
+	}
+	if err := f.Elapse(slowLate); err != nil {
+		return stuckVerdict(err)
+	}
+	if fleet.AllDone(crowds) && len(keepServed(burst())) == 0 {
+		return check.Failed(fmt.Sprintf("%s, nobody served by %v", count(f.Reads(), "read"), slowLate), fmt.Sprintf(
+			"every query took %v, and %v in every visitor had been answered, none with the list: the holder gave its "+
+				"query up before it could answer. Bound a query by the slowest the contract allows (%v) or more, not "+
+				"by the lock's time to live, and keep the lock meanwhile", slowQuery, slowLate, slowestQuery))
+	}
+	// Shop-2 lost the lock at the start; its visitor now comes while the
+	// holder still reads, with a lock that lapsed under it by now had it
+	// not been kept.
+	lapse := f.Visit(1, 1)
+	if err := f.Drive(func() bool { return fleet.AllDone(crowds) && lapse.Done() }, patience); err != nil {
+		return waitVerdict(err, "the visitors of a slow query were")
+	}
+	reads := f.Reads()
+	if reads > 1 {
+		return check.Failed(count(reads, "read"), fmt.Sprintf("every query took %v, and the fleet sent %d: while shop-1 "+
+			"held the lock and read, another instance read too (a visitor came to shop-2 %v in). If its losers wait "+
+			"for the fill (see losers-wait), the lock passed on under its live holder: a live holder keeps its lock; "+
+			"renew it while the query runs (only while it still holds your token, in one step), or give it a time to "+
+			"live longer than the slowest query (%v), within 10 s", slowQuery, reads, slowLate, slowestQuery))
+	}
+	served := 0
+	for _, o := range burst() {
+		if o.Panic != "" {
+			return check.Failed("", "a visitor's call panicked: "+o.Panic)
+		}
+		if o.Err == nil {
+			served++
+		}
+	}
+	if served == 0 {
+		return check.Failed(fmt.Sprintf("%s, nobody served", count(reads, "read")), fmt.Sprintf("every query took %v, "+
+			"and no visitor got the list: the holder gave its query up before it answered. Bound a query by the "+
+			"slowest the contract allows (%v) or more, not by the lock's time to live, and keep the lock meanwhile",
+			slowQuery, slowestQuery))
+	}
+	if v := shelves.AllGot(keepServed(burst()), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("", v.Message)
+	}
+	late := []*harness.Crowd[[]string]{}
+	for i := range shops {
+		late = append(late, f.Visit(i, 1))
+	}
+	if err := f.Drive(func() bool { return fleet.AllDone(late) }, patience); err != nil {
+		return waitVerdict(err, "the visitors after the slow query were")
+	}
+	if after := f.Reads(); after > reads {
+		return check.Failed(count(after, "read"), fmt.Sprintf("the first query (%v) answered, but a visitor after it "+
+			"queried again: the list was never stored in Redis", slowQuery))
+	}
+	for _, c := range late {
+		if v := shelves.AllGot(c.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+			return check.Failed("", "a visitor after the slow query: "+v.Message)
+		}
+	}
+	figure := fmt.Sprintf("1 query of %v for %d visitors on %d instances; %d served by it", slowQuery, shops*each, shops, served)
+	before := make([]int, shops)
+	for i := range shops {
+		before[i] = len(f.Tap(i).Log())
+	}
+	if err := f.Elapse(slowQuiet); err != nil {
+		return stuckVerdict(err)
+	}
+	for i := range shops {
+		if n := len(f.Tap(i).Log()) - before[i]; n > 0 {
+			return check.Failed(figure, fmt.Sprintf("every visitor was back and the shelf filled, and shop-%d still sent "+
+				"Redis %s in the next %v: stop renewing the lock when the query returns", i+1, count(n, "command"), slowQuiet))
+		}
+	}
+	return check.Passed(figure)
+}
+
+// keepServed keeps the outcomes of the visitors who were served.
+func keepServed(outs []harness.Outcome[[]string]) []harness.Outcome[[]string] {
+	var kept []harness.Outcome[[]string]
+	for _, o := range outs {
+		if o.Err == nil && o.Panic == "" {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
