@@ -38,9 +38,15 @@
 //     ContextTimeoutEnabled).
 //   - Work that outlives its visitor (a rebuild in the background, a
 //     flight others wait for) has a deadline on the clock New is given
-//     (clock.WithTimeout), no longer than the lock that guards it and at
-//     most 10 s. With the database hung, no two queries of a shelf are
-//     open at once.
+//     (clock.WithTimeout), no longer than the lock that guards it (kept
+//     alive or not) and at most 10 s. With the database hung, no two
+//     queries of a shelf are open at once.
+//   - On a bad day the database is slow: a query may take up to 5 s, and
+//     a rebuild, on the stale path or on a cold miss, must still land,
+//     with one query for the fleet. Its holder keeps the lock meanwhile:
+//     renew it while the query runs (checking its token, in one step, and
+//     stopping when the query returns), or give it a time to live longer
+//     than that (at most 10 s).
 //   - While the database fails, the fleet sends it at most one query a
 //     second per shelf, and stale values keep serving. With nothing to
 //     serve, it still queries at most once per 0.2 s (case 6's backoff).

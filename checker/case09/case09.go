@@ -44,6 +44,8 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "budget", Name: "a reader who finds nothing waits within a budget, then gets a typed \"try again\" error",
 		Catches: "a poll with no bound on a cold miss"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.BudgetError(h, mk.lock()) }},
 	{Info: case06.ComeBackInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.ComeBack(h, mk.lock()) }},
+	{Info: case06.SlowQueryInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.SlowQuery(h, mk.lock()) }},
+	{Info: slowRefreshInfo, Run: SlowRefresh},
 	{Info: check.Info{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
 		Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return EveryKeyExpires(h, mk, mk.lock()) }},
 	{Info: check.Info{ID: "retry-after-failure", Name: "after a failed rebuild, the next stale reader on its instance starts another",
@@ -89,7 +91,7 @@ var Case = check.Case{
 		"Keep the list in Redis for 60 s (SET ... EX 60), and call it stale once it is 30 s old, by Redis's clock: its time to live (PTTL, read in the same round trip as the GET, a pipeline) is then 30 s or less. A reader that finds the value stale still has something to serve. Do not write a time into the value: each instance's clock is its own, and they disagree.",
 		"The reader that finds a stale value returns it, and, if it wins the lock (case 6's SET NX PX with a token), starts the rebuild in a goroutine on context.WithoutCancel(ctx): the visitor's context ends when it leaves. Losers of the lock serve the stale value too.",
 		"Only a missing key makes a reader wait, as in case 6. Invalidate deletes the one key, grace window and all. A failed rebuild writes nothing: the stale value serves until Redis drops it.",
-		"Give work that outlives its visitor a deadline on the clock New is given, no longer than the lock: clock.WithTimeout(context.WithoutCancel(ctx), clk, lockTTL), for the background rebuild and for a cold miss's flight; bound a cold reader's wait with one too. A background rebuild that fails keeps its lock until it expires: that is the fleet's backoff from a failing database. Compare with solutions/case09/shop.go.",
+		"Give work that outlives its visitor a deadline on the clock New is given: clock.WithTimeout(context.WithoutCancel(ctx), clk, 6*time.Second), for the background rebuild and for a cold miss's flight, and keep its lock alive meanwhile (renew it every third of its time to live with a script that checks your token, and stop when the query returns), so that a query slower than the lock still lands; bound a cold reader's wait too. A background rebuild that fails keeps its lock until it expires: that is the fleet's backoff from a failing database. Compare with solutions/case09/shop.go.",
 	},
 }
 

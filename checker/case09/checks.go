@@ -261,8 +261,14 @@ func AfterDelete(h *harness.H, newShop NewShop) check.Verdict {
 		if err := sc.Drive(crowd.Done, case06.Patience); err != nil {
 			return case06.WaitVerdict(err, "after the delete, the readers were")
 		}
-		// Readers of this burst may have given up; the next one gets the
-		// fresh list.
+		// Readers of this burst may have given up, and a rebuild given up
+		// on the hung database may keep its lock as the fleet's backoff,
+		// for as long as it may live (a renewed one, past its query's
+		// deadline of up to 10 s): once it is gone, the next reader gets
+		// the fresh list.
+		if err := sc.Elapse(case06.LongestWork); err != nil {
+			return case06.StuckVerdict(err)
+		}
 		next := sc.visit(1, 1)
 		if err := sc.Drive(next.Done, case06.Patience); err != nil {
 			return case06.WaitVerdict(err, "after the delete and the rebuild, the next reader was")

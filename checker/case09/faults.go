@@ -25,7 +25,7 @@ var refreshDeadlineInfo = check.Info{
 	Name: "with the database hung, a background rebuild gives up by its deadline: never two of a shelf open at once, " +
 		"and none open longer than 10 s",
 	Catches: "a rebuild detached with no deadline, so that each expiry of its lock lets one more stale reader start " +
-		"another that never ends (wrong/refresh-nodeadline), a deadline longer than the lock (wrong/refresh-deadline-past-lock), " +
+		"another that never ends (wrong/refresh-nodeadline), a deadline longer than a lock it does not renew (wrong/lock-lapses), " +
 		"and a deadline set on the reader's context and then dropped by context.WithoutCancel (wrong/refresh-deadline-dropped)",
 }
 

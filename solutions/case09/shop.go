@@ -34,8 +34,13 @@ const (
 	keepFor = 60 * time.Second
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	// fleet. A live holder renews it while it reads (keepAlive), so a
+	// rebuild slower than lockTTL still lands.
 	lockTTL = 2 * time.Second
+	// queryTimeout bounds a rebuild: a query with no answer by then is
+	// hung (a slow one takes up to 5 s), and its lock had better expire
+	// for another reader to try.
+	queryTimeout = 6 * time.Second
 	// A reader that finds nothing polls for the holder's fill about every
 	// pollEvery, and past waitBudget answers "try again".
 	pollEvery  = 50 * time.Millisecond
@@ -116,7 +121,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// hold a query and this goroutine for good. Its deadline bounds
 		// every wait for it, on this instance as the budget does on the
 		// others.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, queryTimeout)
 		defer cancel()
 		return s.fill(fctx, shelf)
 	})
@@ -146,9 +151,11 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 	}
 	// The rebuild must outlive this visitor, whose context ends when it
 	// leaves: it keeps the context's values and drops its end. It gets a
-	// deadline of its own, no longer than its lock, so that when the lock
-	// expires and another reader starts a rebuild, this one has given up.
-	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	// deadline of its own, so that a hung database holds neither a query
+	// nor this goroutine for good; and it keeps its lock alive only while
+	// it reads (see rebuildLocked), so that when the lock expires and
+	// another reader starts a rebuild, this one has given up.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, queryTimeout)
 	go func() {
 		defer cancel()
 		// A failed or panicking rebuild is not fatal: the stale value keeps
@@ -162,7 +169,7 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 				slog.ErrorContext(bg, "shop: a background rebuild panicked; the stale list serves on", "shelf", shelf, "panic", r)
 			}
 		}()
-		_, kept, err := s.rebuildLocked(bg, shelf)
+		_, kept, err := s.rebuildLocked(bg, shelf, token)
 		switch {
 		case err != nil:
 			slog.WarnContext(bg, "shop: a background rebuild failed; the stale list serves on, and the lock holds the fleet back until it expires",
@@ -180,7 +187,10 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	books, _, err := s.rebuildLocked(ctx, shelf)
+	books, _, err := s.rebuildLocked(ctx, shelf, token)
+	if errors.Is(err, errLockLost) {
+		return nil, comeBack() // another instance rebuilds now
+	}
 	if err != nil {
 		// Kept until it expires, as on the stale path: the fleet's
 		// backoff. Let go now, and each cold reader's next flight would
@@ -196,13 +206,21 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 // still the right list: the cold readers waiting for it get it, and the
 // background rebuild keeps its lock, so that the fleet does not read the
 // source on every stale read while Redis refuses.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf string) (books []string, kept bool, err error) {
+func (s *Shop) rebuildLocked(ctx context.Context, shelf, token string) (books []string, kept bool, err error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, true, nil
 	}
-	books, err = s.db.Top(ctx, shelf)
+	// The query runs while the lock is ours, and no longer: keepAlive
+	// renews it, and ends work once it cannot tell the lock is still
+	// ours, so that this query never runs beside the next holder's.
+	work, stop := s.keepAlive(ctx, shelf, token)
+	defer stop()
+	books, err = s.db.Top(work, shelf)
+	if err != nil && ctx.Err() == nil && work.Err() != nil {
+		return nil, false, errLockLost
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -220,6 +238,47 @@ func (s *Shop) lock(ctx context.Context, shelf string) (string, bool) {
 	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
 	return token, err == nil && won
 }
+
+// errLockLost is a rebuild that stopped because its lock may have passed
+// to another instance.
+var errLockLost = errors.New("shop: the rebuild lock was lost while the query ran")
+
+// keepAlive renews the shelf's lock every third of lockTTL while the
+// holder works. It returns the context to work on, which ends with ctx,
+// when a renewal finds the lock taken by another instance, or when no
+// renewal has been confirmed for a whole lockTTL (the lock may have
+// expired); and stop, which ends the renewals and waits for them.
+func (s *Shop) keepAlive(ctx context.Context, shelf, token string) (work context.Context, stop func()) {
+	work, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		held := s.clock.Now().Add(lockTTL) // ours at least until then
+		for s.clock.Sleep(work, lockTTL/3) == nil {
+			sent := s.clock.Now()
+			rctx, stopWaiting := clock.WithTimeout(work, s.clock, held.Sub(sent))
+			ours, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+			stopWaiting()
+			switch {
+			case err == nil && !ours:
+				return // taken over
+			case err == nil:
+				held = sent.Add(lockTTL)
+			case !s.clock.Now().Before(held):
+				return // no renewal landed in time: it may have expired
+			}
+		}
+	}()
+	return work, func() { cancel(); <-done }
+}
+
+// renew extends the lock only if it still holds our token, in one step.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token, in one step.
 var release = redis.NewScript(`

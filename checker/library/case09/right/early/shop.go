@@ -2,7 +2,9 @@
 // from the reference: Stagedoor's early refresh. A reader that finds the
 // list within 5 s of its logical expiry, or past it, serves it and starts
 // the fleet's one rebuild, so that under steady traffic the list is
-// rebuilt before it goes stale at all.
+// rebuilt before it goes stale at all. Its lock is not renewed: it lives
+// longer than a rebuild may run, and a rebuild may run longer than the
+// slowest query.
 //
 // Verdict: passes every check.
 package early
@@ -34,9 +36,19 @@ const (
 	// rebuilds it, and no value older than keepFor is ever served.
 	keepFor = 60 * time.Second
 
+	// rebuildFor bounds a rebuild, detached as it is: past the slowest
+	// query the contract allows (5 s), so that a slow database still fills
+	// the shelf, and short of the lock, so that no rebuild reads beside the
+	// next holder's.
+	rebuildFor = 6 * time.Second
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
-	lockTTL = 2 * time.Second
+	// fleet. It outlives rebuildFor, with time for the write and the
+	// release, so it needs no renewal.
+	lockTTL = 8 * time.Second
+	// backoff is how long a failed rebuild keeps the lock: the fleet's
+	// pause before it asks a failing database again. A rebuild that ran
+	// out its time has that much of its lock left anyway.
+	backoff = lockTTL - rebuildFor
 	// A reader that finds nothing polls for the holder's fill about every
 	// pollEvery, and past waitBudget answers "try again".
 	pollEvery  = 50 * time.Millisecond
@@ -104,7 +116,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		}()
 		// The flight outlives the visitor who started it, since others
 		// wait for it, but not its lock: its deadline bounds every wait.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 		defer cancel()
 		return s.fill(fctx, shelf)
 	})
@@ -133,15 +145,17 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 	if !won {
 		return // another reader, here or on another instance, rebuilds
 	}
-	// Detached from the visitor, bounded by the lock.
-	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	// Detached from the visitor, bounded inside the lock.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 	go func() {
 		defer cancel()
-		// A failed rebuild keeps the lock to its expiry: the fleet's
-		// backoff. The list it has keeps serving meanwhile.
+		// A failed rebuild keeps the lock for the backoff: the fleet's
+		// pause. The list it has keeps serving meanwhile.
 		defer func() { _ = recover() }()
 		if _, err := s.rebuildLocked(bg, shelf); err == nil {
 			s.unlock(bg, shelf, token)
+		} else {
+			s.backOff(bg, shelf, token)
 		}
 	}()
 }
@@ -155,7 +169,8 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	}
 	books, err := s.rebuildLocked(ctx, shelf)
 	if books == nil {
-		return nil, err // the lock stays to expire: the fleet's backoff
+		s.backOff(ctx, shelf, token)
+		return nil, err // the lock holds the fleet back meanwhile
 	}
 	s.unlock(ctx, shelf, token)
 	return books, nil // served, stored or not
@@ -196,6 +211,21 @@ return 0`)
 
 func (s *Shop) unlock(ctx context.Context, shelf, token string) {
 	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// shorten cuts the lock's time to live to ARGV[2] ms, only if it still
+// holds our token and has longer to live, in one step.
+var shorten = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] and redis.call("PTTL", KEYS[1]) > tonumber(ARGV[2]) then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+// backOff leaves a failed rebuild's lock to expire after backoff, not
+// lockTTL: a lock sized for the slowest query would keep the shelf from a
+// database that is back for seconds.
+func (s *Shop) backOff(ctx context.Context, shelf, token string) {
+	_ = shorten.Run(ctx, s.rdb, []string{lockKey(shelf)}, token, backoff.Milliseconds()).Err()
 }
 
 // awaitFill polls Redis, with jitter, for the holder's fill until

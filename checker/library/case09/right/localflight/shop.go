@@ -4,7 +4,8 @@
 // of its readers find the list stale. The flight runs on a goroutine of
 // its own (DoChan) and nobody reads its result: readers never wait. The
 // logical expiry is a key of its own, fresh:shelf:<name>, that Redis
-// expires after 30 s.
+// expires after 30 s. A holder keeps its lock while it reads with a guard
+// that renews it, and gives the read up the moment a renewal fails.
 //
 // Verdict: passes every check.
 package localflight
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,8 +36,13 @@ const (
 	keepFor = 60 * time.Second
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin. A
+	// live holder renews it while it reads (guard).
 	lockTTL = 2 * time.Second
+	// rebuildFor bounds detached work: past the slowest query the
+	// contract allows (5 s), so that a slow database still fills the
+	// shelf; a hung one holds nothing for good.
+	rebuildFor = 6 * time.Second
 	// A reader that finds nothing polls for the holder's fill about every
 	// pollEvery, and past waitBudget answers "try again".
 	pollEvery  = 50 * time.Millisecond
@@ -104,8 +111,8 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 			}
 		}()
 		// The flight outlives the visitor who started it, since others
-		// wait for it, but not its lock: its deadline bounds every wait.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		// wait for it: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 		defer cancel()
 		return s.fill(fctx, shelf)
 	})
@@ -130,13 +137,13 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 func (s *Shop) refresh(ctx context.Context, shelf string) {
 	s.refreshes.DoChan(shelf, func() (any, error) {
 		defer func() { _ = recover() }()
-		bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 		defer cancel()
 		token, won := s.lock(bg, shelf)
 		if !won {
 			return nil, nil
 		}
-		if _, err := s.rebuildLocked(bg, shelf); err != nil {
+		if _, err := s.rebuildLocked(bg, shelf, token); err != nil {
 			return nil, err // the lock stays to its expiry: no retry before then
 		}
 		s.unlock(bg, shelf, token)
@@ -159,7 +166,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 			s.unlock(ctx, shelf, token)
 		}
 	}()
-	books, err := s.rebuildLocked(ctx, shelf)
+	books, err := s.rebuildLocked(ctx, shelf, token)
 	if books != nil {
 		return books, nil // served, stored or not
 	}
@@ -168,13 +175,15 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 
 // rebuildLocked reads the source and writes the shelf, under the lock. When
 // Redis will not keep the list it returns it with the write's error.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
+func (s *Shop) rebuildLocked(ctx context.Context, shelf, token string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, nil
 	}
-	books, err := s.db.Top(ctx, shelf)
+	books, err := s.guard(ctx, shelf, token, func(ctx context.Context) ([]string, error) {
+		return s.db.Top(ctx, shelf)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +210,45 @@ return 0`)
 
 func (s *Shop) unlock(ctx context.Context, shelf, token string) {
 	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// renew extends the lock only if it still holds our token, in one step.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+// guard runs read while it keeps the shelf's lock ours: every third of
+// lockTTL it renews the lock, and each renewal must come back "still
+// yours" before the next is due. The first that does not (another token,
+// an error, no answer in time) ends read's context: the lock then has a
+// third of its time left at least, and read must be over before another
+// instance can take it. The renewals stop when read returns.
+func (s *Shop) guard(ctx context.Context, shelf, token string, read func(context.Context) ([]string, error)) ([]string, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	var renewals sync.WaitGroup
+	renewals.Add(1)
+	go func() {
+		defer renewals.Done()
+		defer cancel()
+		for s.clock.Sleep(rctx, lockTTL/3) == nil {
+			actx, stop := clock.WithTimeout(rctx, s.clock, lockTTL/3)
+			ours, err := renew.Run(actx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+			stop()
+			if err != nil || !ours {
+				return
+			}
+		}
+	}()
+	defer renewals.Wait()
+	defer cancel()
+	books, err := read(rctx)
+	if err != nil && rctx.Err() != nil && ctx.Err() == nil {
+		// Given up for the lock: another instance may be rebuilding now.
+		return nil, &TryAgain{After: retryAfter}
+	}
+	return books, err
 }
 
 // awaitFill polls Redis, with jitter, for the holder's fill until

@@ -4,7 +4,9 @@
 // sleeps on the clock until the list's logical expiry, takes the fleet's
 // lock, and rebuilds; a loser, or a failed rebuild, looks again a second
 // later. The goroutine ends when the shelf is gone from Redis (deleted, or
-// past its physical expiry), and the next cold miss starts another.
+// past its physical expiry), and the next cold miss starts another. A
+// holder's query runs on a goroutine of its own, and the holder renews its
+// lock until the query answers, as the refresher sleeps until the expiry.
 //
 // Verdict: passes every check.
 package refresher
@@ -35,8 +37,13 @@ const (
 	keepFor = 60 * time.Second
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin. A
+	// live holder renews it while its query runs (readHeld).
 	lockTTL = 2 * time.Second
+	// rebuildFor bounds a rebuild: past the slowest query the contract
+	// allows (5 s), so that a slow database still fills the shelf, and
+	// finite, so that a hung one does not hold the lock for good.
+	rebuildFor = 6 * time.Second
 	// A reader that finds nothing polls for the holder's fill about every
 	// pollEvery, and past waitBudget answers "try again".
 	pollEvery  = 50 * time.Millisecond
@@ -103,8 +110,8 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 				books, err = nil, fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)
 			}
 		}()
-		// Bounded by the lock, as every piece of detached work is.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		// Bounded, as every piece of detached work is.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 		defer cancel()
 		books, err = s.fill(fctx, shelf)
 		if err == nil {
@@ -162,12 +169,12 @@ func (s *Shop) keepFresh(shelf string) {
 		}
 		if token, won := s.lock(ctx, shelf); won {
 			func() {
-				rctx, cancel := clock.WithTimeout(ctx, s.clock, lockTTL)
+				rctx, cancel := clock.WithTimeout(ctx, s.clock, rebuildFor)
 				defer cancel()
 				defer func() { _ = recover() }()
 				// A failed rebuild keeps the lock until it expires: no
 				// instance tries the failing source again before then.
-				if _, err := s.rebuildLocked(rctx, shelf); err == nil {
+				if _, err := s.rebuildLocked(rctx, shelf, token); err == nil {
 					s.unlock(rctx, shelf, token)
 				}
 			}()
@@ -187,7 +194,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	books, err := s.rebuildLocked(ctx, shelf)
+	books, err := s.rebuildLocked(ctx, shelf, token)
 	if books != nil {
 		s.unlock(ctx, shelf, token)
 		return books, nil // served, stored or not
@@ -199,13 +206,13 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 
 // rebuildLocked reads the source and writes the shelf, under the lock. When
 // Redis will not keep the list it returns it with the write's error.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf string) ([]string, error) {
+func (s *Shop) rebuildLocked(ctx context.Context, shelf, token string) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.FreshFor > 0 {
 		return v.Books, nil
 	}
-	books, err := s.db.Top(ctx, shelf)
+	books, err := s.readHeld(ctx, shelf, token)
 	if err != nil {
 		return nil, err
 	}
@@ -232,6 +239,59 @@ return 0`)
 
 func (s *Shop) unlock(ctx context.Context, shelf, token string) {
 	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf)}, token).Err()
+}
+
+// renew extends the lock only if it still holds our token, in one step.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+// readHeld queries the source on a goroutine of its own and, until it
+// answers, renews the lock from here every third of lockTTL. The query is
+// given up when a renewal finds the lock is not ours, or when the lock may
+// have run out by the last renewal Redis confirmed: past then another
+// instance may hold it, and query beside this one.
+func (s *Shop) readHeld(ctx context.Context, shelf, token string) ([]string, error) {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type answer struct {
+		books []string
+		err   error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			// A panic here would end the process: no recover above
+			// reaches this goroutine.
+			if r := recover(); r != nil {
+				a = answer{err: fmt.Errorf("shop: %s: the query panicked: %v", shelf, r)}
+			}
+			answered <- a
+			cancel() // wakes the renewals
+		}()
+		a.books, a.err = s.db.Top(qctx, shelf)
+	}()
+	until := s.clock.Now().Add(lockTTL) // ours at least until then
+	for s.clock.Sleep(qctx, lockTTL/3) == nil {
+		sent := s.clock.Now()
+		rctx, stop := clock.WithTimeout(qctx, s.clock, until.Sub(sent))
+		ours, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+		stop()
+		if err == nil && !ours {
+			break // taken over
+		}
+		if err == nil {
+			until = sent.Add(lockTTL)
+		} else if !s.clock.Now().Before(until) {
+			break // it may have expired
+		}
+	}
+	cancel()
+	a := <-answered
+	return a.books, a.err
 }
 
 // awaitFill polls Redis, with jitter, for the holder's fill until

@@ -6,7 +6,10 @@
 // cannot put its list back after the delete (the race the reference
 // admits), and a reader who finds the shelf deleted takes the new
 // generation's lock at once: after a delete, a second read may run while
-// the old one does, and only the second one's list is kept.
+// the old one does, and only the second one's list is kept. A holder renews
+// its lock while it reads, only while the lock and the generation are both
+// still its own: a delete ends the old generation's read, which could
+// store nothing.
 //
 // Verdict: passes every check.
 package versioned
@@ -36,8 +39,13 @@ const (
 	keepFor = 60 * time.Second
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin. A
+	// live holder renews it while it reads (keepAlive).
 	lockTTL = 2 * time.Second
+	// rebuildFor bounds detached work: past the slowest query the
+	// contract allows (5 s), so that a slow database still fills the
+	// shelf; a hung one holds nothing for good.
+	rebuildFor = 6 * time.Second
 	// genTTL keeps a shelf's generation well past any value or lock
 	// written under it.
 	genTTL = 10 * time.Minute
@@ -76,8 +84,9 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
-// errBusy is the flight's "the holder did not fill in time"; its visitors
-// turn it into a *TryAgain each.
+// errBusy is the flight's "another holder rebuilds": the holder did not
+// fill in time, or this one's lock moved on. Its visitors turn it into a
+// *TryAgain each.
 var errBusy = errors.New("shop: the shelf is being rebuilt elsewhere")
 
 // stored is a shelf as the fleet keeps it in Redis.
@@ -111,8 +120,8 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 			}
 		}()
 		// The flight outlives the visitor who started it, since others
-		// wait for it, but not its lock: its deadline bounds every wait.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		// wait for it: its deadline bounds every wait.
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 		defer cancel()
 		return s.fill(fctx, shelf)
 	})
@@ -140,14 +149,14 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 	if !won {
 		return // another reader, here or on another instance, rebuilds
 	}
-	// The rebuild outlives this visitor, but not its lock.
-	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	// The rebuild outlives this visitor, with a deadline of its own.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, rebuildFor)
 	go func() {
 		defer cancel()
 		// A failed rebuild writes nothing and keeps its lock until it
 		// expires, so that the fleet backs off from a failing source.
 		defer func() { _ = recover() }()
-		if _, err := s.rebuildLocked(bg, shelf, l.gen); err == nil {
+		if _, err := s.rebuildLocked(bg, shelf, l); err == nil {
 			s.unlock(bg, shelf, l)
 		}
 	}()
@@ -160,7 +169,7 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	books, err := s.rebuildLocked(ctx, shelf, l.gen)
+	books, err := s.rebuildLocked(ctx, shelf, l)
 	if books == nil {
 		return nil, err // keep the lock to its expiry: a backoff
 	}
@@ -168,19 +177,24 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	return books, nil // served, stored or not
 }
 
-// rebuildLocked reads the source and writes the shelf, under the lock of
-// generation gen: a delete since makes the write a no-op.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf, gen string) ([]string, error) {
+// rebuildLocked reads the source and writes the shelf, under the lock l of
+// its generation: a delete since makes the write a no-op.
+func (s *Shop) rebuildLocked(ctx context.Context, shelf string, l held) ([]string, error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, nil
 	}
-	books, err := s.db.Top(ctx, shelf)
+	work, stop := s.keepAlive(ctx, shelf, l)
+	books, err := s.db.Top(work, shelf)
+	stop()
+	if err != nil && ctx.Err() == nil && work.Err() != nil {
+		return nil, errBusy // the lock or the generation moved on
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.share(ctx, shelf, gen, books); err != nil {
+	if err := s.share(ctx, shelf, l.gen, books); err != nil {
 		return books, err // the list is right; only Redis would not keep it
 	}
 	return books, nil
@@ -217,6 +231,45 @@ return 0`)
 
 func (s *Shop) unlock(ctx context.Context, shelf string, l held) {
 	_ = release.Run(ctx, s.rdb, []string{lockKey(shelf, l.gen)}, l.token).Err()
+}
+
+// renew extends the lock only if it still holds our token and the shelf is
+// still in the lock's generation, in one step.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) ~= ARGV[1] or (redis.call("GET", KEYS[2]) or "0") ~= ARGV[2] then
+	return 0
+end
+return redis.call("PEXPIRE", KEYS[1], ARGV[3])`)
+
+// keepAlive renews l every third of lockTTL while the holder reads. It
+// returns the context to read on, which ends with ctx, when a renewal
+// finds the lock taken or the shelf deleted since (its list would not be
+// kept), or when no renewal has been confirmed for a whole lockTTL; and
+// stop, which ends the renewals and waits for them.
+func (s *Shop) keepAlive(ctx context.Context, shelf string, l held) (context.Context, func()) {
+	work, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		ours := s.clock.Now().Add(lockTTL)
+		for s.clock.Sleep(work, lockTTL/3) == nil {
+			sent := s.clock.Now()
+			rctx, stopWaiting := clock.WithTimeout(work, s.clock, ours.Sub(sent))
+			kept, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf, l.gen), genKey(shelf)},
+				l.token, l.gen, lockTTL.Milliseconds()).Bool()
+			stopWaiting()
+			switch {
+			case err == nil && !kept:
+				return // taken over, or deleted
+			case err == nil:
+				ours = sent.Add(lockTTL)
+			case !s.clock.Now().Before(ours):
+				return // no renewal landed in time: it may have expired
+			}
+		}
+	}()
+	return work, func() { cancel(); <-done }
 }
 
 // awaitFill polls Redis, with jitter, for the holder's fill until
