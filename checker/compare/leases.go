@@ -65,6 +65,16 @@ func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB
 	})
 }
 
+// RateLimitedLeases is a row for a case-10-shaped shop whose leases are
+// memcache's: at most one per key every 10 s, and a write that keeps the
+// price it deletes, served stale to the readers who cannot have a lease.
+func RateLimitedLeases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
+	return priceRow(technique, code, n, newShop, Seed{
+		None: "the example's table has no row for memcache's leases; Nishtala et al. (NSDI 2013) give their limit, " +
+			"one lease per key every 10 s, and serve a deleted value to the clients that accept a stale one",
+	})
+}
+
 // VersionedCAS is a row for a case-10-shaped shop whose fill stores the
 // row's version with the price and is refused by a newer one, and whose
 // write leaves a tombstone of the new version (versioned compare-and-set).

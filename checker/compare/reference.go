@@ -5,6 +5,7 @@ import (
 
 	"stampede/checker/library/case10/right/versioncas"
 	"stampede/checker/library/case10/wrong/doubledelete"
+	"stampede/checker/library/case10/wrong/leaserate"
 
 	"stampede/solutions/case01"
 	"stampede/solutions/case06"
@@ -26,6 +27,9 @@ func Reference() []Row {
 		Jitter("TTL jitter, one key", "solutions/case08", 8, case08.New),
 		ServeStale("serve stale", "solutions/case09", 9, case09.New),
 		Leases("leases", "solutions/case10", 10, case10.New),
+		// Memcache's leases, rate-limited: a known-wrong answer to case
+		// 10 (its visitors cannot take a stale price), right for memcache.
+		RateLimitedLeases("leases, rate-limited", "checker/library/case10/wrong/leaserate", 10, leaserate.New),
 		// Two rows of the seed's table with no case of their own, played
 		// through the library's code of case 10: a right answer that
 		// pairs the versions with a lock, and a known-wrong one.
