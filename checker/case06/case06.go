@@ -56,7 +56,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: failedAgainInfo, Run: FailedAgain},
 	{Info: pollFailsInfo, Run: PollFails},
 	{Info: failsFastInfo, Run: FailsFast},
-	{Info: renewHolderOnlyInfo, Run: RenewHolderOnly},
+	{Info: RenewHolderOnlyInfo, Run: RenewHolderOnly},
 	{Info: SlowQueryInfo, Run: SlowQuery},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "an instance's in-process cache or flight table read and written without a lock"}, Run: Busy},

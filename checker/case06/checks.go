@@ -526,8 +526,13 @@ func takeover(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 // does not age. It returns a nil fleet and the verdict when the scene
 // cannot be staged (a shop that takes no lock the checker can find).
 func lockHeld(h *harness.H, newShop NewShop) (*Fleet, *harness.Gate, check.Verdict) {
+	return lockHeldOf(h, newShop, 2)
+}
+
+// lockHeldOf is lockHeld with n instances.
+func lockHeldOf(h *harness.H, newShop NewShop, n int) (*Fleet, *harness.Gate, check.Verdict) {
 	g, held := holdNth(1)
-	f, err := newFleet(h, newShop, 2, g)
+	f, err := newFleet(h, newShop, n, g)
 	if err != nil {
 		return nil, nil, fleet.Unreachable(err)
 	}
@@ -598,40 +603,48 @@ var ComeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together 
 
 // ComeBack checks that visitors refused together are not all told to come
 // back at the same moment: while shop-1 holds the lock and never fills,
-// fleet.ComeBackRefused visitors of shop-2 wait out their budget, and their
-// come-backs must be spread (fleet.ComeBacks). It catches a fixed
-// Retry-After, and a delay drawn once and shared by every visitor of one
-// flight.
+// fleet.ComeBackRefused visitors, half on shop-2 and half on shop-3, wait
+// out their budget; their come-backs must be spread (fleet.ComeBacks), and
+// the two instances must not hand out the same delays (fleet.ApartDraws).
+// It catches a fixed Retry-After, a delay drawn once and shared by every
+// visitor of one flight, a jitter too narrow to spread them, and a
+// generator seeded alike in every instance.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
-	f, _, v := lockHeld(h, newShop)
+	f, _, v := lockHeldOf(h, newShop, 3)
 	if f == nil {
 		return v
 	}
 	defer f.Close()
-	losers := f.Visit(1, fleet.ComeBackRefused)
+	half := fleet.ComeBackRefused / 2
+	losers := []*harness.Crowd[[]string]{f.Visit(1, half), f.Visit(2, half)}
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
-	err := f.Drive(losers.Done, maxBudget)
+	err := f.Drive(func() bool { return fleet.AllDone(losers) }, maxBudget)
 	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed(fmt.Sprintf("waiting after %v", maxBudget), fmt.Sprintf("shop-1 held the lock and never "+
-			"finished, and shop-2's visitors were still waiting after %v of the shops' clock (see budget)", maxBudget))
+			"finished, and the other instances' visitors were still waiting after %v of the shops' clock (see budget)", maxBudget))
 	}
 	if err != nil {
 		return stuckVerdict(err)
 	}
 	if reads := f.Reads(); reads > 1 {
-		return check.Failed(count(reads, "read"), "shop-2's visitors read the source while shop-1 held the lock, so "+
+		return check.Failed(count(reads, "read"), "shop-2's and shop-3's visitors read the source while shop-1 held the lock, so "+
 			"nobody was refused: a loser waits for the fill, and past its budget answers \"try again\" (see losers-wait)")
 	}
-	var errs []error
-	for _, o := range losers.Outcomes() {
-		if o.Panic != "" {
-			return check.Failed("", "a visitor's call panicked: "+o.Panic)
+	var each [2][]error
+	for i, c := range losers {
+		for _, o := range c.Outcomes() {
+			if o.Panic != "" {
+				return check.Failed("", "a visitor's call panicked: "+o.Panic)
+			}
+			each[i] = append(each[i], o.Err)
 		}
-		errs = append(errs, o.Err)
 	}
-	figure, wrong := fleet.ComeBacks(errs)
+	figure, wrong := fleet.ComeBacks(append(slices.Clone(each[0]), each[1]...))
+	if wrong == "" {
+		wrong = fleet.ApartDraws(each[0], each[1], "shop-2", "shop-3")
+	}
 	if wrong != "" {
 		return check.Failed(figure, "shop-1 held the lock and never filled; "+wrong)
 	}

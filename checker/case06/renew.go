@@ -11,9 +11,9 @@ import (
 	"stampede/checker/harness"
 )
 
-// renewHolderOnlyInfo is case 6's check that a holder that renews its lock
+// RenewHolderOnlyInfo is case 6's check that a holder that renews its lock
 // renews only its own.
-var renewHolderOnlyInfo = check.Info{
+var RenewHolderOnlyInfo = check.Info{
 	ID: "renew-holder-only",
 	Name: "a holder that renews its lock while it reads renews only its own: once its lock has expired and " +
 		"another instance holds the shelf's lock, the old holder's renewals leave that lock to expire",

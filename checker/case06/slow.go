@@ -1,6 +1,7 @@
 package case06
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -17,12 +18,18 @@ import (
 // fill lands.
 const (
 	// slowestQuery is the slowest query the contract asks a holder to
-	// wait for and store; slowQuery, what SlowQuery's scene plays: longer
-	// than the reference's lock (2 s), and short of slowestQuery, so that
-	// a query bounded at exactly slowestQuery is not decided by which of
-	// two things due at one instant runs first.
+	// wait for and store, and replyTime how long its answer then takes on
+	// its way (the contract allows 10 ms). SlowQuery plays the slowest:
+	// a query bounded at exactly slowestQuery gives it up in every run,
+	// and one bounded at slowestQuery and the 10 ms keeps it in every run
+	// (nothing else is due at its instant).
 	slowestQuery = 5 * time.Second
-	slowQuery    = slowestQuery - 500*time.Millisecond
+	replyTime    = 5 * time.Millisecond
+	slowQuery    = slowestQuery + replyTime
+	// renewFault is when, into the slow query, the first command the
+	// holder sends fails: a renewal, in a shop that renews (a long lock
+	// sends nothing then, and is struck by nothing).
+	renewFault = slowQuery / 4
 	// slowQuiet is how long, once every visitor is back and the shelf is
 	// filled, the checker watches for commands nobody asked for.
 	slowQuiet = 5 * time.Second
@@ -36,11 +43,13 @@ const (
 // shelf.
 var SlowQueryInfo = check.Info{
 	ID:   "slow-query",
-	Name: "a query slower than the lock (4.5 s; the contract allows 5 s) still fills the shelf, with one query for the whole fleet, and nothing is sent to Redis once it has",
+	Name: "a query slower than the lock (the contract's slowest: 5 s, its answer 5 ms later; one of the holder's commands meanwhile fails) still fills the shelf, with one query for the whole fleet, and nothing is sent to Redis once it has",
 	Catches: "a flight or query whose deadline is the lock's time to live, so that on the day the database is slow " +
 		"every holder gives its query up and nothing ever fills (wrong/query-ends-with-lock, the reference before); " +
 		"a lock that lapses under a holder that is still reading, so that another instance queries beside it " +
-		"(wrong/flight-deadline-past-lock); and a renewal that goes on after its query (wrong/renew-forever)",
+		"(wrong/flight-deadline-past-lock); a query bounded at exactly 5 s (wrong/query-deadline-5s); a renewal " +
+		"that gives the query up at its first failed command (wrong/renew-stops-on-error); and a renewal that goes " +
+		"on after its query (wrong/renew-forever)",
 }
 
 // SlowQuery checks that a holder whose query is slower than the lock still
@@ -77,14 +86,25 @@ func SlowQuery(h *harness.H, newShop NewShop) check.Verdict {
 		}
 		return outs
 	}
-	if err := f.Elapse(slowLate); err != nil {
+	// One of the holder's commands fails on its way, once: a live holder
+	// rides it out (its lock has time left), and one that gives its query
+	// up at the first failed renewal throws a good query away.
+	if err := f.Elapse(renewFault); err != nil {
+		return stuckVerdict(err)
+	}
+	until := f.Clock.Now().Add(slowQuery - renewFault - 100*time.Millisecond)
+	f.Tap(0).Fail(func(fleet.Command) bool { return f.Clock.Now().Before(until) },
+		errors.New("checker: the connection to Redis dropped"), 1)
+	if err := f.Elapse(slowLate - renewFault); err != nil {
 		return stuckVerdict(err)
 	}
 	if fleet.AllDone(crowds) && len(keepServed(burst())) == 0 {
 		return check.Failed(fmt.Sprintf("%s, nobody served by %v", count(f.Reads(), "read"), slowLate), fmt.Sprintf(
 			"every query took %v, and %v in every visitor had been answered, none with the list: the holder gave its "+
-				"query up before it could answer. Bound a query by the slowest the contract allows (%v) or more, not "+
-				"by the lock's time to live, and keep the lock meanwhile", slowQuery, slowLate, slowestQuery))
+				"query up before it could answer. Bound a query by the slowest the contract allows (%v, and 10 ms for "+
+				"its answer) or more, not by the lock's time to live; keep the lock meanwhile; and do not give a query "+
+				"up at the first renewal that fails (one of shop-1's commands failed %v in): the lock still has time "+
+				"left", slowQuery, slowLate, slowestQuery, renewFault))
 	}
 	// Shop-2 lost the lock at the start; its visitor now comes while the
 	// holder still reads, with a lock that lapsed under it by now had it

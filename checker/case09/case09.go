@@ -45,6 +45,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a poll with no bound on a cold miss"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.BudgetError(h, mk.lock()) }},
 	{Info: case06.ComeBackInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.ComeBack(h, mk.lock()) }},
 	{Info: case06.SlowQueryInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.SlowQuery(h, mk.lock()) }},
+	{Info: case06.RenewHolderOnlyInfo, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.RenewHolderOnly(h, mk.lock()) }},
 	{Info: slowRefreshInfo, Run: SlowRefresh},
 	{Info: check.Info{ID: "ttl", Name: "every key the fleet writes to Redis has a time to live, and a refresh writes a new physical expiry",
 		Catches: "a lock or a value with no expiry, a key given its expiry in a second command, and a refresh that writes with no expiry or keeps the old one (KEEPTTL)"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return EveryKeyExpires(h, mk, mk.lock()) }},

@@ -385,11 +385,13 @@ var comeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together 
 // ComeBack checks that visitors refused together are not all told to come
 // back at the same moment: shop-1's filler holds the lease and its read
 // never ends (its lease kept alive, as a paused instance's is), and
-// fleet.ComeBackRefused visitors of shop-2 wait out their budget. Each must
-// get a *TryAgain, and their delays must be spread (fleet.ComeBacks). It
-// catches a fixed Retry-After and a delay shared by a flight's visitors.
+// fleet.ComeBackRefused visitors, half on shop-2 and half on shop-3, wait
+// out their budget. Each must get a *TryAgain, their delays must be spread
+// (fleet.ComeBacks), and the two instances must not hand out the same ones
+// (fleet.ApartDraws). It catches a fixed Retry-After, a delay shared by a
+// flight's visitors, a jitter too narrow, and generators seeded alike.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 3, holdCalls(1), holdCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -404,27 +406,33 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.KeepAlive(); err != nil {
 		return fleet.Unreachable(err)
 	}
-	losers := s.Reads(1, fleet.ComeBackRefused)
-	err = s.Drive(losers.Done, maxLease+5*time.Second)
+	half := fleet.ComeBackRefused / 2
+	groups := []*harness.Crowd[int]{s.Reads(1, half), s.Reads(2, half)}
+	err = s.Drive(func() bool { return fleet.AllDone(groups) }, maxLease+5*time.Second)
 	if n := s.RowReads(); n > 1 {
-		return check.Failed(count(n, "read"), "shop-2's visitors read the row while shop-1 held the lease, so nobody was "+
+		return check.Failed(count(n, "read"), "shop-2's and shop-3's visitors read the row while shop-1 held the lease, so nobody was "+
 			"refused: they wait for the fill, and past their budget answer \"try again\" (see lease-coalesces)")
 	}
 	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed(fmt.Sprintf("still waiting after %v", maxLease+5*time.Second), "shop-1 held the lease and never "+
-			"filled, and shop-2's visitors were still waiting: past a budget (a second or so) return a *TryAgain")
+			"filled, and the other instances' visitors were still waiting: past a budget (a second or so) return a *TryAgain")
 	}
 	if err != nil {
 		return stuckVerdict(err)
 	}
-	var errs []error
-	for _, o := range losers.Outcomes() {
-		if o.Panic != "" {
-			return check.Failed("", "a visitor's call panicked: "+o.Panic)
+	var each [2][]error
+	for i, c := range groups {
+		for _, o := range c.Outcomes() {
+			if o.Panic != "" {
+				return check.Failed("", "a visitor's call panicked: "+o.Panic)
+			}
+			each[i] = append(each[i], o.Err)
 		}
-		errs = append(errs, o.Err)
 	}
-	figure, wrong := fleet.ComeBacks(errs)
+	figure, wrong := fleet.ComeBacks(append(slices.Clone(each[0]), each[1]...))
+	if wrong == "" {
+		wrong = fleet.ApartDraws(each[0], each[1], "shop-2", "shop-3")
+	}
 	if wrong != "" {
 		return check.Failed(figure, "shop-1 held the lease and never filled; "+wrong)
 	}

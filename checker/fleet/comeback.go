@@ -26,6 +26,11 @@ const (
 	// cells, so the chance that one holds more than 10 of 40 is at most
 	// 501 * P(Binomial(40, 0.004) >= 11) < 1e-14.
 	ComeBackRefused = 40
+	// ComeBackSpread is the least the delays must span, half the 0.5 s
+	// the contract asks them to be spread over. Delays drawn evenly over
+	// 0.5 s all fall within some quarter second with probability at most
+	// 40 * (1/2)^39 < 1e-10.
+	ComeBackSpread = 250 * time.Millisecond
 )
 
 // Afterer is what a "try again" error has: when to come back.
@@ -67,6 +72,12 @@ func ComeBacks(errs []error) (figure, wrong string) {
 	}
 	figure = fmt.Sprintf("%d told %v to %v, at most %d in a millisecond", len(afters), round(afters[0]),
 		round(afters[len(afters)-1]), most)
+	if spread := afters[len(afters)-1] - afters[0]; len(afters) >= ComeBackRefused/2 && spread < ComeBackSpread {
+		return figure, fmt.Sprintf("the %d visitors refused together were told to come back within %v of each other "+
+			"(%v to %v): they all come back in one burst. Spread the delays over half a second at least "+
+			"(retryAfter/2 + rand.N(retryAfter), say)", len(afters), spread.Round(time.Millisecond), round(afters[0]),
+			round(afters[len(afters)-1]))
+	}
 	if most > len(afters)/4 {
 		return figure, fmt.Sprintf("%d of the %d visitors refused together were told to come back in %v (within a "+
 			"millisecond): they will all come back at once, a second stampede one delay later. Draw each "+
@@ -74,6 +85,37 @@ func ComeBacks(errs []error) (figure, wrong string) {
 			"rand.N(retryAfter), say), also when visitors share one flight's refusal", most, len(afters), round(at))
 	}
 	return figure, ""
+}
+
+// ApartDraws judges the delays two instances handed out to visitors
+// refused at the same moment (named a and b): when the two lists are the
+// same, delay for delay, the instances draw from generators seeded alike,
+// and a fleet's servers send their crowds back in step. It returns why in
+// plain words, or "". (Two honest lists of 20 delays drawn to the
+// millisecond or finer over half a second are the same with probability
+// below 500^-19.)
+func ApartDraws(a, b []error, nameA, nameB string) string {
+	da, db := delays(a), delays(b)
+	if len(da) == 0 || !slices.Equal(da, db) {
+		return ""
+	}
+	return fmt.Sprintf("%s and %s, whose visitors were refused at the same moment, told them the very same %d delays "+
+		"(%v, ...): every instance draws from a generator seeded alike, so every server of a fleet sends its crowd back "+
+		"at the same instants. Draw from math/rand/v2's top-level functions, or seed from crypto/rand",
+		nameA, nameB, len(da), round(da[0]))
+}
+
+// delays returns the sorted delays of the errors that carry one.
+func delays(errs []error) []time.Duration {
+	var out []time.Duration
+	for _, err := range errs {
+		var later Afterer
+		if errors.As(err, &later) {
+			out = append(out, later.RetryAfter())
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func round(d time.Duration) time.Duration {

@@ -34,8 +34,8 @@ func TestComeBacksPassesADelayDrawnPerVisitor(t *testing.T) {
 		}))
 		assert.Empty(t, wrong)
 	}
-	// So is a counter: every visitor its own moment.
-	_, wrong := ComeBacks(refusals(func(i int) time.Duration { return time.Second + time.Duration(i)*5*time.Millisecond }))
+	// So is a counter over half a second: every visitor its own moment.
+	_, wrong := ComeBacks(refusals(func(i int) time.Duration { return time.Second + time.Duration(i)*15*time.Millisecond }))
 	assert.Empty(t, wrong)
 }
 
@@ -60,4 +60,21 @@ func TestComeBacksFailsAHerd(t *testing.T) {
 	assert.Contains(t, wrong, "say when")
 	_, wrong = ComeBacks(nil)
 	assert.Contains(t, wrong, "refused nobody")
+}
+
+func TestApartDrawsFailsGeneratorsSeededAlike(t *testing.T) {
+	draw := func(r *rand.Rand) []error {
+		errs := make([]error, ComeBackRefused/2)
+		for i := range errs {
+			errs[i] = later(500*time.Millisecond + time.Duration(r.Int64N(int64(time.Second))))
+		}
+		return errs
+	}
+	same := func() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+	assert.Contains(t, ApartDraws(draw(same()), draw(same()), "shop-2", "shop-3"), "the very same 20 delays")
+	for range 100 {
+		a := refusals(func(int) time.Duration { return 500*time.Millisecond + time.Duration(rand.N(1000))*time.Millisecond })
+		b := refusals(func(int) time.Duration { return 500*time.Millisecond + time.Duration(rand.N(1000))*time.Millisecond })
+		assert.Empty(t, ApartDraws(a[:20], b[:20], "shop-2", "shop-3"))
+	}
 }

@@ -50,7 +50,7 @@ var _ = register(6,
 	entry{dir: "wrong/releasefirst", fails: []string{"fleet-once"}},
 	// A dead holder's lock kept alive (hole 2).
 	entry{dir: "wrong/pushexpiry", fails: []string{"lock-expires", "fails-fast"}},
-	entry{dir: "wrong/watchdog", fails: []string{"cold-bounded", "renew-holder-only"}},
+	entry{dir: "wrong/watchdog", fails: []string{"cold-bounded", "renew-holder-only", "slow-query"}},
 	// TTLs from the server's state, whatever wrote the key (hole 4).
 	entry{dir: "wrong/rpushexpire", fails: []string{"ttl", "explore", "switches"}},
 	entry{dir: "wrong/incrlock", fails: []string{"holder-only", "ttl", "explore", "switches", "slow-query"}, skips: []string{"poll-fails"}},
@@ -86,4 +86,10 @@ var _ = register(6,
 	// query-ends-with-lock is the reference before.
 	entry{dir: "wrong/query-ends-with-lock", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-forever", fails: []string{"failed-again", "fails-fast", "slow-query"}},
+	// Written blind for come-back and the slow checks, by a helper
+	// who had not read the library.
+	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
+	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
+	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
+	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},
 )

@@ -129,4 +129,16 @@ var _ = register(9,
 	// renew (refresh-deadline-past-lock, cold-deadline-past-lock and
 	// refresh-lock-shorter before the reference renewed its lock).
 	entry{dir: "wrong/lock-lapses", fails: []string{"slow-query", "slow-refresh", "refresh-deadline", "cold-bounded"}},
+	// Written blind for come-back and the slow checks, by a helper
+	// who had not read the library.
+	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
+	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
+	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query", "slow-refresh"}},
+	entry{dir: "wrong/refresh-deadline-5s", maybe: map[string]string{
+		// Failed 6 runs of 7 seen here, passed once in the library's run
+		// (its next refresh comes 83 ms after the given-up one's lock
+		// expires): the cause is not found yet.
+		"slow-refresh": "its second refresh is 83 ms from the first one's lock expiry; passed 1 run of 7",
+	}},
+	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
 )

@@ -38,7 +38,8 @@
 //     the fleet sends it at most one query per 0.2 s (a rebuild's time),
 //     and once it answers again a visitor gets the list within 11 s.
 //   - On a bad day the database is slow: a query may take up to 5 s, and
-//     its list must still fill the shelf, with one query for the fleet.
+//     its answer up to 10 ms more on its way, and its list must still fill
+//     the shelf, with one query for the fleet.
 //     A live holder keeps its lock meanwhile: renew it while the query
 //     runs, or give it a time to live longer than that (at most 10 s).
 //     A renewal extends only a lock that still holds its token, checked

@@ -42,7 +42,8 @@
 //     alive or not) and at most 10 s. With the database hung, no two
 //     queries of a shelf are open at once.
 //   - On a bad day the database is slow: a query may take up to 5 s, and
-//     a rebuild, on the stale path or on a cold miss, must still land,
+//     its answer up to 10 ms more on its way, and a rebuild, on the stale
+//     path or on a cold miss, must still land,
 //     with one query for the fleet. Its holder keeps the lock meanwhile:
 //     renew it while the query runs (checking its token, in one step, and
 //     stopping when the query returns), or give it a time to live longer

@@ -232,11 +232,20 @@ func (s *Shop) guard(ctx context.Context, shelf, token string, read func(context
 	go func() {
 		defer renewals.Done()
 		defer cancel()
+		held := s.clock.Now().Add(lockTTL) // ours at least until then
 		for s.clock.Sleep(rctx, lockTTL/3) == nil {
+			sent := s.clock.Now()
 			actx, stop := clock.WithTimeout(rctx, s.clock, lockTTL/3)
 			ours, err := renew.Run(actx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
 			stop()
-			if err != nil || !ours {
+			switch {
+			case err == nil && !ours:
+				return // another holder now
+			case err == nil:
+				held = sent.Add(lockTTL)
+			case !s.clock.Now().Add(lockTTL / 3).Before(held):
+				// A renewal failed, and the next may come too late: give
+				// the read up. One failure alone is not a lost lock.
 				return
 			}
 		}
