@@ -35,6 +35,18 @@ func NewClock() *Clock { return &Clock{now: Start(), grain: tick} }
 // own time, for a story's timelines.
 func NewExactClock() *Clock { return &Clock{now: Start()} }
 
+// Exact makes the clock wake each sleeper at its own time from now on, as
+// NewExactClock's does. A scene calls it when its verdict rests on the
+// order of two timers due less than a tick apart (a deadline at 5 s and an
+// answer at 5.005 s): a grained clock would wake both in one move, and
+// which of them ran first would be the scheduler's choice, not the
+// code's.
+func (c *Clock) Exact() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.grain = 0
+}
+
 // Elapsed returns how far the clock has moved since Start.
 func (c *Clock) Elapsed() time.Duration { return c.Now().Sub(Start()) }
 

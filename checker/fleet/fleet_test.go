@@ -95,7 +95,17 @@ func TestManualClock(t *testing.T) {
 // The story's timelines need each sleeper woken at its own time: a 3 ms
 // commit and a 9 ms query must not land together.
 func TestExactClockWakesEachSleeperAtItsOwnTime(t *testing.T) {
-	c := NewExactClock()
+	t.Run("NewExactClock", func(t *testing.T) { wakesOneByOne(t, NewExactClock()) })
+	// A scene's grained clock made exact in the middle (slow-query's 5 s
+	// deadline and its answer 5 ms later).
+	t.Run("Exact", func(t *testing.T) {
+		c := NewClock()
+		c.Exact()
+		wakesOneByOne(t, c)
+	})
+}
+
+func wakesOneByOne(t *testing.T, c *Clock) {
 	woke := make(chan time.Duration, 2)
 	for _, d := range []time.Duration{3 * time.Millisecond, 9 * time.Millisecond} {
 		go func() {

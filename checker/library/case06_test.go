@@ -90,10 +90,6 @@ var _ = register(6,
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
 	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
-	entry{dir: "wrong/query-deadline-5s", maybe: map[string]string{
-		"slow-query": "failed in every local run and passed in one CI run on a fresh machine; 5 ms of the shops' clock separate its 5 s deadline from the slowest answer, and the cause is not found yet",
-	}},
-	entry{dir: "wrong/lock-5s-no-renewal", maybe: map[string]string{
-		"slow-query": "failed in every local run and passed in one CI run on a fresh machine; 5 ms of the shops' clock separate its 5 s deadline from the slowest answer, and the cause is not found yet",
-	}},
+	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
+	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},
 )

@@ -133,15 +133,7 @@ var _ = register(9,
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
 	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
-	entry{dir: "wrong/lock-5s-no-renewal", maybe: map[string]string{
-		"slow-query":   "failed in every local run and passed in one CI run on a fresh machine; 5 ms of the shops' clock separate its 5 s deadline from the slowest answer, and the cause is not found yet",
-		"slow-refresh": "failed in every local run and passed in one CI run on a fresh machine; 5 ms of the shops' clock separate its 5 s deadline from the slowest answer, and the cause is not found yet",
-	}},
-	entry{dir: "wrong/refresh-deadline-5s", maybe: map[string]string{
-		// Failed 6 runs of 7 seen here, passed once in the library's run
-		// (its next refresh comes 83 ms after the given-up one's lock
-		// expires): the cause is not found yet.
-		"slow-refresh": "its second refresh is 83 ms from the first one's lock expiry; passed 1 run of 7",
-	}},
+	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query", "slow-refresh"}},
+	entry{dir: "wrong/refresh-deadline-5s", fails: []string{"slow-refresh"}},
 	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
 )
