@@ -599,7 +599,9 @@ func BudgetError(h *harness.H, newShop NewShop) check.Verdict {
 // ComeBackInfo: the losers of one instance, refused together, are told
 // to come back at different moments.
 var ComeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together are told different moments to come back (a jittered Retry-After)",
-	Catches: "a fixed Retry-After, and one drawn once (per process, per instance, or per flight) and handed to every visitor it refuses"}
+	Catches: "a fixed Retry-After, and one drawn once (per process, per instance, or per flight) and handed to every visitor it refuses; " +
+		"and delays from a generator with a fixed seed (two processes hand out the same ones)",
+	Apart: fleet.ComeBackApart}
 
 // ComeBack checks that visitors refused together are not all told to come
 // back at the same moment: while shop-1 holds the lock and never fills,
@@ -608,7 +610,9 @@ var ComeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together 
 // the two instances must not hand out the same delays (fleet.ApartDraws).
 // It catches a fixed Retry-After, a delay drawn once and shared by every
 // visitor of one flight, a jitter too narrow to spread them, and a
-// generator seeded alike in every instance.
+// generator seeded alike in every instance. The grader plays it in two
+// processes and compares their delays (fleet.ComeBackApart): one
+// generator for the process with a fixed seed.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	f, _, v := lockHeldOf(h, newShop, 3)
 	if f == nil {
@@ -648,7 +652,9 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	if wrong != "" {
 		return check.Failed(figure, "shop-1 held the lock and never filled; "+wrong)
 	}
-	return check.Passed(figure)
+	pass := check.Passed(figure)
+	pass.Drawn = fleet.DrawnDelays(slices.Concat(each[0], each[1]))
+	return pass
 }
 
 // EveryKeyExpires checks that every key the fleet writes to Redis has a

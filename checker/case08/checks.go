@@ -496,12 +496,16 @@ func coldRefusals(h *harness.H, newShop NewShop) ([]refusal, time.Duration, chec
 // comeBackInfo: the readers of budget's scene, refused together, are told
 // to come back at different moments.
 var comeBackInfo = check.Info{ID: "come-back", Name: "readers refused together are told different moments to come back (a jittered Retry-After)",
-	Catches: "a fixed Retry-After, and one drawn once (per process or per flight) and handed to every reader it refuses"}
+	Catches: "a fixed Retry-After, one drawn once (per process or per flight) and handed to every reader it refuses, " +
+		"and delays from a generator with a fixed seed (two processes hand out the same ones)",
+	Apart: fleet.ComeBackApart}
 
 // ComeBack checks that the readers budget's scene refuses (at least 60 of
 // its 80, all at the end of one budget) are not told to come back at the
 // same moment (fleet.ComeBacks). It catches a fixed Retry-After, and a
-// delay drawn once and shared by every reader of one flight.
+// delay drawn once and shared by every reader of one flight. The grader
+// plays it in two processes and compares their delays
+// (fleet.ComeBackApart): one generator for the process with a fixed seed.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	refused, _, v := coldRefusals(h, newShop)
 	if refused == nil {
@@ -518,7 +522,9 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	if wrong != "" {
 		return check.Failed(figure, "the database never answered; "+wrong)
 	}
-	return check.Passed(figure)
+	pass := check.Passed(figure)
+	pass.Drawn = fleet.DrawnDelays(errs)
+	return pass
 }
 
 // Busy runs a warm-up, readers during it, and a cold start after it, so

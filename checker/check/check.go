@@ -110,6 +110,14 @@ func (in Info) RunsOf(repeat int) int {
 type Apart struct {
 	What string // "lock token"
 	Fix  string // "draw tokens from crypto/rand, or from a generator seeded from it"
+	// Harm says what the same draws cost a fleet; "" for a token's ("one
+	// holder cannot be told from another").
+	Harm string `json:",omitempty"`
+	// Share, when above 0, is the share of one process's values the
+	// other may draw too before the check fails: for values honest draws
+	// repeat by chance (delays to the millisecond), where a generator
+	// seeded alike repeats nearly all of them. At 0 not one may be shared.
+	Share float64 `json:",omitempty"`
 }
 
 // Status is a check's verdict.

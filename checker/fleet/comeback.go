@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"stampede/checker/check"
 )
 
 // The come-back rule of the Redis cases: visitors refused together must
@@ -32,6 +34,36 @@ const (
 	// 40 * (1/2)^39 < 1e-10.
 	ComeBackSpread = 250 * time.Millisecond
 )
+
+// ComeBackApart marks a come-back check Apart (see check.Apart): the
+// grader plays its scene in two processes started alike and compares the
+// delays each handed out (DrawnDelays). A generator with a fixed seed,
+// shared by a process's instances, hands each visitor of one process its
+// own delay, and every process of a fleet the same ones.
+//
+// Honest delays, drawn evenly over 0.5 s or more at 1 ms or finer, repeat
+// across the two processes by chance: each of n delays of one falls on one
+// of the other's n with probability at most n/500. Half of them shared,
+// the bound, comes by chance with probability at most
+// P(Binomial(n, n/500) >= n/2): below 2e-9 for n = 20, and below 1e-11
+// for the 40 of cases 6, 9 and 10 and the 60 to 80 of case 8.
+var ComeBackApart = &check.Apart{
+	What:  "come-back delay",
+	Harm:  "their refused crowds come back at the same instants: a stampede across the fleet",
+	Fix:   "draw from math/rand/v2's top-level functions, or seed your generator from crypto/rand",
+	Share: 0.5,
+}
+
+// DrawnDelays returns the delays errs carry, as the values a come-back
+// check reports as drawn (check.Verdict's Drawn): sorted, once each, to
+// the nanosecond ("1.204316527s").
+func DrawnDelays(errs []error) []string {
+	var out []string
+	for _, d := range slices.Compact(delays(errs)) {
+		out = append(out, d.String())
+	}
+	return out
+}
 
 // Afterer is what a "try again" error has: when to come back.
 type Afterer interface{ RetryAfter() time.Duration }

@@ -391,6 +391,33 @@ func TestApartComparesTwoProcesses(t *testing.T) {
 	assert.True(t, apart(a, [2]Run{drew(), drew()}).Verdict.Pass, "values the server made are not the processes' to compare")
 }
 
+// Delays drawn to the millisecond repeat by chance across two processes; a
+// generator seeded alike repeats nearly all of them, even when one process
+// drew a few more or fewer before the scene.
+func TestApartWithAShareToleratesChance(t *testing.T) {
+	t.Parallel()
+	a := &check.Apart{What: "come-back delay", Harm: "their crowds come back at once", Fix: "seed from crypto/rand", Share: 0.5}
+	drew := func(from, n int) Run {
+		v := check.Passed("40 told 0.5 s to 1.5 s")
+		for i := from; i < from+n; i++ {
+			v.Drawn = append(v.Drawn, strconv.Itoa(1000+i))
+		}
+		return Run{Verdict: v}
+	}
+	got := apart(a, [2]Run{drew(0, 40), drew(35, 40)})
+	assert.True(t, got.Verdict.Pass, "5 of 40 in common is chance")
+	assert.Equal(t, "40 told 0.5 s to 1.5 s; two processes, 5 of 40 come-back delays in common", got.Verdict.Figure)
+
+	got = apart(a, [2]Run{drew(0, 40), drew(3, 40)})
+	assert.False(t, got.Verdict.Pass, "a generator seeded alike, three draws apart")
+	assert.Equal(t, "37 of 40 come-back delays the same", got.Verdict.Figure)
+	assert.Contains(t, got.Verdict.Message, "their crowds come back at once")
+	assert.Contains(t, got.Verdict.Message, "seed from crypto/rand")
+
+	got = apart(a, [2]Run{drew(0, 40), drew(20, 40)})
+	assert.False(t, got.Verdict.Pass, "half is the bound, and fails")
+}
+
 // TestSharedWorkerGradesEachTargetAsItsOwn links two implementations of
 // case 1 into one program: each gets the verdicts it gets alone, its
 // crash is its own and names its own file, and a target the lab refuses

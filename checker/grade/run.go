@@ -118,17 +118,40 @@ func apart(a *check.Apart, pair [2]Run) Run {
 		}
 		return r
 	}
-	for _, v := range pair[0].Verdict.Drawn {
-		if slices.Contains(pair[1].Verdict.Drawn, v) {
-			r.Verdict = check.Failed("same "+a.What, fmt.Sprintf(
-				"two processes started alike, as two servers of a fleet are, both drew the %s %q: "+
-					"in a real fleet every server draws the same ones, so one holder cannot be told from another "+
-					"(a generator with a fixed seed, or a counter in memory, repeats in every process); %s",
-				a.What, v, a.Fix))
-			return r
+	harm := a.Harm
+	if harm == "" {
+		harm = "one holder cannot be told from another"
+	}
+	a0, a1 := pair[0].Verdict.Drawn, pair[1].Verdict.Drawn
+	var common []string
+	for _, v := range a0 {
+		if slices.Contains(a1, v) {
+			common = append(common, v)
 		}
 	}
-	r.Verdict.Figure = strings.TrimPrefix(r.Verdict.Figure+"; two processes, no "+a.What+" in common", "; ")
+	if a.Share <= 0 {
+		if len(common) > 0 {
+			r.Verdict = check.Failed("same "+a.What, fmt.Sprintf(
+				"two processes started alike, as two servers of a fleet are, both drew the %s %q: "+
+					"in a real fleet every server draws the same ones, so %s "+
+					"(a generator with a fixed seed, or a counter in memory, repeats in every process); %s",
+				a.What, common[0], harm, a.Fix))
+			return r
+		}
+		r.Verdict.Figure = strings.TrimPrefix(r.Verdict.Figure+"; two processes, no "+a.What+" in common", "; ")
+		return r
+	}
+	least := min(len(a0), len(a1))
+	if len(common) > 0 && float64(len(common)) >= a.Share*float64(least) {
+		r.Verdict = check.Failed(fmt.Sprintf("%d of %d %ss the same", len(common), least, a.What), fmt.Sprintf(
+			"two processes started alike, as two servers of a fleet are, drew %d of the same %d %ss (%s, ...): "+
+				"in a real fleet every server draws nearly the same ones, so %s "+
+				"(a generator with a fixed seed repeats in every process); %s",
+			len(common), least, a.What, common[0], harm, a.Fix))
+		return r
+	}
+	r.Verdict.Figure = strings.TrimPrefix(fmt.Sprintf("%s; two processes, %d of %d %ss in common",
+		r.Verdict.Figure, len(common), least, a.What), "; ")
 	return r
 }
 

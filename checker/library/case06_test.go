@@ -80,6 +80,10 @@ var _ = register(6,
 	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
 	// reference before.
 	entry{dir: "wrong/retry-after-fixed", fails: []string{"come-back"}},
+	// A generator of the whole process with a fixed seed: each visitor's
+	// own delay, and every process's the same (come-back is played in two
+	// processes, as tokens is).
+	entry{dir: "wrong/retry-after-seeded-per-process", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-per-flight", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-per-instance", fails: []string{"come-back"}},
 	// A query slower than the lock still fills the shelf (issue 25):

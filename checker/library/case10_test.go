@@ -174,6 +174,10 @@ var _ = register(10,
 	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
 	// reference before.
 	entry{dir: "wrong/retry-after-fixed", fails: []string{"come-back"}},
+	// A generator of the whole process with a fixed seed: each visitor's
+	// own delay, and every process's the same (come-back is played in two
+	// processes, as tokens is).
+	entry{dir: "wrong/retry-after-seeded-per-process", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-per-flight", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-whole-seconds", fails: []string{"come-back"}},
 	// Memcache's rate-limited leases, played by compare: right for
