@@ -31,7 +31,7 @@ var slowRefreshInfo = check.Info{
 		"the day the database is slow every refresh is given up and the next stale reader starts another " +
 		"(wrong/refresh-ends-with-lock, the reference before): the shelf never refreshes, and at the physical expiry " +
 		"the grace window ends in a cold miss; and a lock that lapses under a refresh still reading " +
-		"(wrong/refresh-lock-lapses)",
+		"(wrong/lock-lapses); also a refresh bounded at exactly 5 s (wrong/refresh-deadline-5s)",
 }
 
 // SlowRefresh checks that a refresh slower than the lock lands. The shelf

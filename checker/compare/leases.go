@@ -70,8 +70,8 @@ func Leases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB
 // price it deletes, served stale to the readers who cannot have a lease.
 func RateLimitedLeases[S PriceShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock) S) Row {
 	return priceRow(technique, code, n, newShop, Seed{
-		None: "the example's table has no row for memcache's leases; Nishtala et al. (NSDI 2013) give their limit, " +
-			"one lease per key every 10 s, and serve a deleted value to the clients that accept a stale one",
+		None: "its leases row names no rate limit; Nishtala et al. (NSDI 2013) give " +
+			"Facebook's memcache one lease per key every 10 s, and serve a deleted value to the clients that accept a stale one",
 	})
 }
 

@@ -58,8 +58,9 @@ const (
 	waitBudget = time.Second
 	retryAfter = time.Second
 	// leaseEvery is memcache's lease rate limit: at most one lease per
-	// key in that while (its default, 10 s); staleFor, how long a price
-	// a write took away is kept, to be served stale meanwhile.
+	// key in that while (10 s, Facebook's setting in Nishtala et al.);
+	// staleFor, how long a price a write took away is kept, to be served
+	// stale meanwhile.
 	leaseEvery = 10 * time.Second
 	staleFor   = 10 * time.Second
 	// The outbox relay looks for unsent invalidations every relayEvery,
