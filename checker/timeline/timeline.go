@@ -123,7 +123,9 @@ func (r *Recorder) Draw(w io.Writer, width, maxLanes int) {
 	}
 	fmt.Fprintf(w, "  %-11s %s\n", "database", db.String())
 
+	show := r.shown(n, maxLanes)
 	queried, waited := 0, 0
+	gap := false
 	for i := range n {
 		l := r.lanes[i]
 		if l == nil {
@@ -134,16 +136,50 @@ func (r *Recorder) Draw(w io.Writer, width, maxLanes int) {
 		} else {
 			waited++
 		}
-		if n > maxLanes && i >= maxLanes-2 && i < n-2 {
-			if i == maxLanes-2 {
+		if !show[i] {
+			if !gap {
 				fmt.Fprintf(w, "  %-11s ...\n", "")
 			}
+			gap = true
 			continue
 		}
+		gap = false
 		fmt.Fprintf(w, "  %-11s %s\n", fmt.Sprintf("visitor %d", i+1), l.draw(width, col, r.cost))
 	}
 	fmt.Fprintf(w, "\n  = querying the database   . waiting   | answered   (digits: queries running at that moment; + is ten or more)\n")
 	fmt.Fprintf(w, "  %d visitors: %d ran a query of their own, %d only waited\n", n, queried, waited)
+}
+
+// shown picks the lanes of n visitors to draw, at most maxLanes: every
+// visitor who ran a query first (the lanes the picture is about), then the
+// last two and the first ones, so that a long crowd keeps its ends.
+func (r *Recorder) shown(n, maxLanes int) []bool {
+	show := make([]bool, n)
+	if n <= maxLanes {
+		for i := range show {
+			show[i] = true
+		}
+		return show
+	}
+	left := maxLanes
+	pick := func(i int) {
+		if left > 0 && !show[i] && r.lanes[i] != nil {
+			show[i] = true
+			left--
+		}
+	}
+	for i := range n {
+		if r.lanes[i] != nil && len(r.lanes[i].queries) > 0 {
+			pick(i)
+		}
+	}
+	for i := n - 1; i >= n-2; i-- {
+		pick(i)
+	}
+	for i := range n {
+		pick(i)
+	}
+	return show
 }
 
 func (l *lane) draw(width int, col func(time.Duration) int, cost time.Duration) string {

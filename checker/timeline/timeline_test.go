@@ -46,6 +46,35 @@ func TestDrawSamplesManyVisitors(t *testing.T) {
 	assert.Contains(t, out.String(), "...")
 }
 
+// The visitor who queried is the one the picture is about: it is drawn
+// wherever it falls in a long crowd (run 1 --timeline once hid visitor 23,
+// the only one who queried, among the lanes left out).
+func TestDrawKeepsTheVisitorsWhoQueried(t *testing.T) {
+	t0 := time.Now()
+	r := New(t0, time.Second)
+	for i := range 50 {
+		ctx := r.Arrive(context.Background(), i, t0)
+		if i == 22 {
+			r.Query(ctx, t0)
+		}
+		r.Answer(i, t0.Add(time.Second))
+	}
+	var out bytes.Buffer
+	r.Draw(&out, 30, 12)
+	text := out.String()
+	assert.Contains(t, text, "visitor 23 ")
+	assert.Contains(t, text, "visitor 1 ")
+	assert.Contains(t, text, "visitor 50 ")
+	assert.Equal(t, 12, strings.Count(text, "visitor "), "12 lanes: %s", text)
+	gaps := 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "..." {
+			gaps++
+		}
+	}
+	assert.Equal(t, 2, gaps, "one gap on each side of visitor 23: %s", text)
+}
+
 func TestQueriesOneAfterAnotherAreNotCountedAsTwo(t *testing.T) {
 	t0 := time.Now()
 	r := New(t0, 100*time.Millisecond)
