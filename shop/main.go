@@ -142,6 +142,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, usage(checker.Cases()))
 		return usagef("no command given")
 	}
+	if help, ok := commandHelp(args); ok {
+		fmt.Fprint(stdout, help)
+		return nil
+	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "setup":
 		return setupCmd(ctx, rest, stdout, stderr)

@@ -199,3 +199,29 @@ func TestTyposGetASuggestion(t *testing.T) {
 	assert.Equal(t, "", suggest("ab", []string{"j"}), "a guess needs more than half the letters right")
 	assert.Equal(t, 1, editDistance("repaet", "repeat"), "a swap is one edit")
 }
+
+// Each command answers -h and --help with its own part of the help, as
+// `go help build` does, wherever the flag stands; after run's case number,
+// -h is the story's.
+func TestEachCommandHasItsOwnHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "-h"}, "usage: go run ./shop check N | all"},
+		{[]string{"check", "1", "--help"}, "--repeat K"},
+		{[]string{"grade", "--help"}, "--jobs N, -j N"},
+		{[]string{"grade", "a", "b", "-h"}, "usage: go run ./shop grade DIR..."},
+		{[]string{"run", "--help"}, "usage: go run ./shop run N"},
+		{[]string{"watch", "-help"}, "--stay"},
+		{[]string{"compare", "-h"}, "--rebuild D"},
+	} {
+		code, stdout, stderr := runShop(t, tc.args...)
+		assert.Equal(t, exitPass, code, "shop %v: %s", tc.args, stderr)
+		assert.Contains(t, stdout, tc.want, "shop %v", tc.args)
+		assert.NotContains(t, stdout, "hint N", "shop %v prints only its own command's help", tc.args)
+	}
+	code, stdout, _ := runShop(t, "run", "1", "-h")
+	assert.Equal(t, exitPass, code)
+	assert.Contains(t, stdout, "The story's flags", "after the case number, -h is the story's")
+}
