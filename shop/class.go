@@ -51,6 +51,10 @@ const (
 // over the lab's cases/ in a build of its own, so no submission can see or
 // change another's; --jobs of those grades run at once.
 func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	started := time.Now()
+	if began, ok := goRunStart(); ok {
+		started = began // go run's compile of the command is part of the wait
+	}
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	only := fs.String("only", "", "grade only these cases, such as 1,4")
 	csvPath := fs.String("csv", "", "where to write the CSV summary (default: grades.csv in the lab's folder)")
@@ -141,6 +145,9 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "\nGraded in %s", round(took))
 	if estimate >= 0 {
 		fmt.Fprintf(stdout, " (estimated %s)", round(estimate))
+	}
+	if all := time.Since(started); all-took >= time.Second {
+		fmt.Fprintf(stdout, "; %s in all, with compiling", round(all))
 	}
 	fmt.Fprintf(stdout, ". Wrote %s and %s.\n", *csvPath, *jsonPath)
 	return nil

@@ -24,11 +24,18 @@ func goRunStart() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	ticks, err := strconv.ParseInt(parent.fields[19], 10, 64)
-	boot, ok := bootTime()
+	up, ok := uptime()
 	if err != nil || !ok {
 		return time.Time{}, false
 	}
-	return boot.Add(time.Duration(ticks) * time.Second / userHZ), true
+	// Both counted from boot, to the hundredth of a second: /proc/stat's
+	// btime is in whole seconds, and made setup claim up to a second more
+	// than it took.
+	since := up - time.Duration(ticks)*time.Second/userHZ
+	if since < 0 {
+		return time.Time{}, false
+	}
+	return time.Now().Add(-since), true
 }
 
 // stat is a process's /proc/PID/stat: its command's name, and the fields
@@ -51,17 +58,19 @@ func procStat(pid string) (stat, bool) {
 	return stat{comm: s[open+1 : end], fields: strings.Fields(s[end+1:])}, true
 }
 
-// bootTime is when the machine started, from /proc/stat.
-func bootTime() (time.Time, bool) {
-	data, err := os.ReadFile("/proc/stat")
+// uptime is how long the machine has been up, from /proc/uptime.
+func uptime() (time.Duration, bool) {
+	data, err := os.ReadFile("/proc/uptime")
 	if err != nil {
-		return time.Time{}, false
+		return 0, false
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "btime "); ok {
-			sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return time.Unix(sec, 0), err == nil
-		}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0, false
 	}
-	return time.Time{}, false
+	sec, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(sec * float64(time.Second)), true
 }
