@@ -102,7 +102,7 @@ func TestABrokenRuleIsShrunkAndReplayable(t *testing.T) {
 	v := e.Run(newTestH(), 1, 10)
 	assert.False(t, v.Pass)
 	assert.Equal(t, "scene 4 of 10 broke an invariant (seed 4)", v.Figure)
-	assert.Contains(t, v.Message, "2 visitors queried. The scene, shrunk from 5 visitors to 2: scene 4 of 2 visitors")
+	assert.Contains(t, v.Message, "2 visitors queried.\nThe scene, shrunk from 5 visitors to 2: scene 4 of 2 visitors")
 	assert.Contains(t, v.Message, "go run ./shop run 99 --seed 4 --timeline")
 
 	sc, res, shrunk := e.Story(newTestH(), 4)

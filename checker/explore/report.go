@@ -34,38 +34,39 @@ type Failure struct {
 	Fixed, Switch bool
 }
 
-// String returns the FAIL's message: what broke, the scene when it is
-// short, and the two commands.
+// String returns the FAIL's message in three lines: what broke; the scene,
+// when it is short enough to read; and the two commands that replay it
+// and show it whole, event by event.
 func (f Failure) String() string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSuffix(f.Bad, "."))
+	b.WriteString(".\n")
 	switch {
 	case f.Shrunk && f.From > 0:
-		fmt.Fprintf(&b, ". The scene, shrunk from %d %s to %d", f.From, f.Noun, f.Kept)
+		fmt.Fprintf(&b, "The scene, shrunk from %d %s to %d", f.From, f.Noun, f.Kept)
 	case f.Shrunk:
-		b.WriteString(". The scene, shrunk")
+		b.WriteString("The scene, shrunk")
 	case f.From > 0:
-		fmt.Fprintf(&b, ". The scene, of %d %s (no smaller one broke a rule)", f.From, f.Noun)
+		fmt.Fprintf(&b, "The scene, of %d %s (no smaller one broke a rule)", f.From, f.Noun)
 	default:
-		b.WriteString(". The scene (no smaller one broke a rule)")
+		b.WriteString("The scene (no smaller one broke a rule)")
 	}
 	if len(f.Scene) <= maxScene {
-		fmt.Fprintf(&b, ": %s", f.Scene)
+		fmt.Fprintf(&b, ": %s.\n", strings.TrimSuffix(f.Scene, "."))
 	} else {
-		b.WriteString(", is too long to show here")
+		b.WriteString(", is too long to show here.\n")
 	}
-	fmt.Fprintf(&b, ". Replay it with `%s`; see it whole, event by event, with `%s`", f.Replay, f.Watch)
+	fmt.Fprintf(&b, "Replay it: `%s`; see it whole, event by event: `%s`", f.Replay, f.Watch)
 	switch {
 	case f.Switch:
-		b.WriteString(" (the timeline says where the switch held a visitor: the bug is in the gap between that line and the statement after it)")
-		return b.String()
+		b.WriteString(" (where the switch held a visitor, the bug is in the gap before the next statement)")
 	case f.Fixed:
 		b.WriteString(" (the seed plays the same schedule again, one with no switch)")
-		return b.String()
+	default:
+		// A scene is the same every time, but how the goroutines
+		// interleave within one instant is the scheduler's: a bug that
+		// needs one interleaving may not come back at the first replay.
+		b.WriteString(" (a replay that passes: try a few times, the bug needs an interleaving)")
 	}
-	// A scene is the same every time, but how the goroutines interleave
-	// within one instant is the scheduler's: a bug that needs one
-	// interleaving may not come back at the first replay.
-	b.WriteString(" (if the replay passes, the bug needs an interleaving the scheduler chose this time: replay a few times)")
 	return b.String()
 }
