@@ -407,8 +407,8 @@ func explorer(newShop New) *explore.Explorer[xscene] {
 			}
 			return out
 		},
-		// `shop run 7` has a --seed of its own (the story's random source).
-		Watch: "--scene",
+		// run 7 takes no --timeline: its scene story always draws.
+		Untimed: true,
 	}
 }
 
@@ -428,8 +428,7 @@ func (r xresult) played() explore.Played {
 // own) and fails on the first that breaks an invariant, shrunk.
 func Explore(h *harness.H, newShop New) check.Verdict { return explorer(newShop).Check(h) }
 
-// exploreStory plays the scene of a seed for `shop run 7 --scene S`
-// (--seed there is the story's random source): the
+// exploreStory plays the scene of a seed for `shop run 7 --seed S`: the
 // scene, the verdict, and every recompute with where it started in its
 // window and the reads that waited.
 func exploreStory(h *harness.H, w io.Writer, newShop New, seed uint64) error {

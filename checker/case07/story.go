@@ -33,13 +33,17 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop New) error {
 	fs := flag.NewFlagSet("run 7", flag.ContinueOnError)
 	tr := story
 	fs.Float64Var(&tr.shop.beta, "beta", tr.shop.beta, "XFetch's beta: larger recomputes earlier")
-	fs.Uint64Var(&tr.shop.seed, "seed", tr.shop.seed, "the seed of the shop's random source")
+	// --seed means what it means for every case's story: the explorer's
+	// scene of that seed. The story's own draws take --rand.
+	fs.Uint64Var(&tr.shop.seed, "rand", tr.shop.seed, "the seed of the shop's random source (its XFetch draws)")
 	fs.DurationVar(&tr.shop.cost, "cost", tr.shop.cost, "how long the bestseller query takes, up to "+maxCost.String())
-	scene := fs.Uint64("scene", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	scene := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *scene != 0 {
+	seeded := false
+	fs.Visit(func(f *flag.Flag) { seeded = seeded || f.Name == "seed" })
+	if seeded {
 		return exploreStory(h, w, newShop, *scene)
 	}
 	if tr.shop.cost <= 0 || tr.shop.cost > maxCost {

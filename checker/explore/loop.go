@@ -64,9 +64,9 @@ type Explorer[S fmt.Stringer] struct {
 	// scene has no such count.
 	Size func(sc S) int
 	Noun string
-	// Watch is the flag of `shop run N` that plays a scene as a story:
-	// "--seed" when empty.
-	Watch string
+	// Untimed says `shop run N --seed S` plays a scene as a story with no
+	// --timeline (case 7's, whose story always draws its scene).
+	Untimed bool
 	// Points plays every scene under a schedule of the code's own points
 	// (package point), drawn from the scene's seed. Only a case whose
 	// Play rests with harness.H.Quiet, which lets held goroutines go, may
@@ -376,18 +376,14 @@ func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string, seed uint64) (S, st
 // failure is the message of a failing scene: what broke, the scene
 // shrunk, and the commands that replay it.
 func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool) string {
-	watch := e.Watch
-	if watch == "" {
-		watch = "--seed"
-	}
 	f := Failure{
 		Bad: bad, Scene: small.String(), Shrunk: shrunk,
 		Fixed:  e.fixedScene(seed),
 		Switch: e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) != 0,
 		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
-		Watch:  fmt.Sprintf("go run ./shop run %d %s %d", e.Case, watch, seed),
+		Watch:  fmt.Sprintf("go run ./shop run %d --seed %d", e.Case, seed),
 	}
-	if watch == "--seed" {
+	if !e.Untimed {
 		f.Watch += " --timeline"
 	}
 	if e.Size != nil {
