@@ -15,6 +15,7 @@ import (
 
 	"stampede/checker"
 	"stampede/checker/check"
+	"stampede/checker/grade"
 )
 
 // compilerAdvice is the one line on getting the race detector, which needs
@@ -53,8 +54,13 @@ func prepare(ctx context.Context, root string, race bool, cases []check.Case, p 
 		return "", ctx.Err()
 	}
 	if race && raceUnavailable(out) {
-		noRace = "this machine cannot build with the race detector"
-		p.Line("%s. %s", noRace, compilerAdvice)
+		// Why, in the toolchain's terms: CGO_ENABLED=0 is a setting, not
+		// the machine's fault.
+		noRace = grade.RaceUnavailable(ctx)
+		if noRace == "" {
+			noRace = "the race detector cannot be built here"
+		}
+		p.Line("No race detector: %s. %s", noRace, compilerAdvice)
 		_, _ = compileWithProgress(ctx, root, false, pkgs,
 			"compiling the lab without the race detector (first time only)", p)
 		return noRace, ctx.Err()

@@ -236,7 +236,7 @@ func link(ctx context.Context, root string, targets []Target, race bool) ([]*Wor
 	prog := &program{tmp: tmp, bin: filepath.Join(tmp, "worker"+exe()), users: 1}
 	first := &Worker{Target: targets[0], root: root, prog: prog}
 	if race {
-		first.NoRace = raceUnavailable(ctx)
+		first.NoRace = RaceUnavailable(ctx)
 	}
 	err = first.build(ctx, targets, race && first.NoRace == "", true)
 	if err != nil && ctx.Err() == nil {
@@ -424,11 +424,11 @@ func (w *Worker) goBuild(ctx context.Context, overlay string, race bool) ([]byte
 	return cmd.CombinedOutput()
 }
 
-// raceUnavailable says why this machine cannot build with the race
+// RaceUnavailable says why this machine cannot build with the race
 // detector, or returns "" when it can. It asks the toolchain about the
 // machine (cgo on, a C compiler found), so that nothing in the student's
 // files can make the grader believe the detector is missing.
-func raceUnavailable(ctx context.Context) string {
+func RaceUnavailable(ctx context.Context) string {
 	out, err := exec.CommandContext(ctx, "go", "env", "CGO_ENABLED", "CC").Output()
 	if err != nil {
 		return "the race detector needs cgo, and `go env` did not say whether it is on"
