@@ -30,7 +30,7 @@ type Failure struct {
 	// Fixed says the scene is one of Switches' fixed scenes, whose seed
 	// replays the same schedule, and Switch that the schedule stopped a
 	// visitor between two statements: the message says where to look
-	// instead of "replay a few times".
+	// instead of "try a few times".
 	Fixed, Switch bool
 }
 
