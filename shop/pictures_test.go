@@ -45,6 +45,12 @@ func TestChaptersKeepTheirPictures(t *testing.T) {
 		var drawn strings.Builder
 		for _, m := range mermaidBlock.FindAllStringSubmatch(text, -1) {
 			drawn.WriteString(m[1])
+			// In a sequence diagram's text, ';' ends the statement (the
+			// diagram is refused) and '#' starts a comment (the rest of
+			// the line is dropped, silently).
+			for _, line := range strings.Split(m[1], "\n") {
+				assert.False(t, strings.ContainsAny(line, ";#"), "%s: Mermaid cannot draw this line: %q", doc, line)
+			}
 		}
 		outside := mermaidBlock.ReplaceAllString(text, "")
 		for _, key := range want.keys {
