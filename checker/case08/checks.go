@@ -3,6 +3,8 @@ package case08
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -502,8 +504,9 @@ var comeBackInfo = check.Info{ID: "come-back", Name: "readers refused together a
 
 // ComeBack checks that the readers budget's scene refuses (at least 60 of
 // its 80, all at the end of one budget) are not told to come back at the
-// same moment (fleet.ComeBacks). It catches a fixed Retry-After, and a
-// delay drawn once and shared by every reader of one flight. The grader
+// same moment (fleet.ComeBacks), nor both readers of one page told the same
+// (fleet.SharedFlights). It catches a fixed Retry-After, and a delay drawn
+// once and shared by every reader of one flight. The grader
 // plays it in two processes and compares their delays
 // (fleet.ComeBackApart): one generator for the process with a fixed seed.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
@@ -519,6 +522,17 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 		errs = append(errs, r.Err)
 	}
 	figure, wrong := fleet.ComeBacks(errs)
+	if wrong == "" {
+		// The scene's flights are small (two readers a page): a delay
+		// drawn per flight spreads over the pages, and only the pages
+		// themselves show it.
+		ids := coldIDs(budgetPages, budgetReaders)
+		byPage := map[int][]error{}
+		for _, r := range refused {
+			byPage[ids[r.i]] = append(byPage[ids[r.i]], r.Err)
+		}
+		wrong = fleet.SharedFlights(slices.Collect(maps.Values(byPage)))
+	}
 	if wrong != "" {
 		return check.Failed(figure, "the database never answered; "+wrong)
 	}

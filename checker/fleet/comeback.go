@@ -119,6 +119,44 @@ func ComeBacks(errs []error) (figure, wrong string) {
 	return figure, ""
 }
 
+// FlightMates is the least number of flights, each refusing two visitors
+// or more at one moment, that SharedFlights needs to judge.
+//
+// The false-fail chance: two delays drawn on their own, evenly over 0.5 s
+// or more at 1 ms or finer, fall within a millisecond of each other with
+// probability at most 0.004, so more than a quarter of 20 flights or more
+// tell all their visitors one moment with probability at most
+// P(Binomial(20, 0.004) >= 6) < 2e-10 (less for more flights).
+const FlightMates = 20
+
+// SharedFlights judges the delays of visitors refused at one moment,
+// grouped by the flight they waited in (a page's readers, in case 8): when
+// more than a quarter of the flights tell every visitor of theirs the
+// same moment (within ComeBackWindow), the delay was drawn once per flight
+// and handed to all its visitors. Spread over many small flights, such
+// delays pass ComeBacks; for one hot key's crowd they are one moment. It
+// returns why in plain words, or "" (also when fewer than FlightMates
+// flights refused two visitors or more: too few to judge).
+func SharedFlights(flights [][]error) string {
+	judged, shared := 0, 0
+	for _, errs := range flights {
+		ds := delays(errs)
+		if len(ds) < 2 {
+			continue
+		}
+		judged++
+		if ds[len(ds)-1]-ds[0] < ComeBackWindow {
+			shared++
+		}
+	}
+	if judged < FlightMates || shared*4 <= judged {
+		return ""
+	}
+	return fmt.Sprintf("in %d of the %d flights that refused two visitors or more, every visitor was told the same "+
+		"moment to come back: the delay is drawn once per flight and handed to all its visitors, so a hot key's crowd, "+
+		"refused together, comes back together. Draw each visitor's delay as it leaves the flight", shared, judged)
+}
+
 // ApartDraws judges the delays two instances handed out to visitors
 // refused at the same moment (named a and b): when the two lists are the
 // same, delay for delay, the instances draw from generators seeded alike,

@@ -78,3 +78,32 @@ func TestApartDrawsFailsGeneratorsSeededAlike(t *testing.T) {
 		assert.Empty(t, ApartDraws(a[:20], b[:20], "shop-2", "shop-3"))
 	}
 }
+
+// Forty flights of two visitors (case 8's budget scene): a delay drawn per
+// visitor passes, whole milliseconds over half a second too; one drawn per
+// flight fails; too few flights are not judged.
+func TestSharedFlightsFailsADelayPerFlight(t *testing.T) {
+	flights := func(n int, draw func() time.Duration, perFlight bool) [][]error {
+		out := make([][]error, n)
+		for i := range out {
+			d := draw()
+			for range 2 {
+				if !perFlight {
+					d = draw()
+				}
+				out[i] = append(out[i], later(d))
+			}
+		}
+		return out
+	}
+	even := func() time.Duration { return 500*time.Millisecond + rand.N(time.Second) }
+	wholeMs := func() time.Duration { return 750*time.Millisecond + time.Duration(rand.N(500))*time.Millisecond }
+	for range 2000 {
+		assert.Empty(t, SharedFlights(flights(40, even, false)))
+		assert.Empty(t, SharedFlights(flights(FlightMates, wholeMs, false)))
+	}
+	assert.Contains(t, SharedFlights(flights(40, even, true)), "in 40 of the 40 flights")
+	assert.Empty(t, SharedFlights(flights(FlightMates-1, even, true)), "too few flights to judge")
+	lone := [][]error{{later(time.Second)}}
+	assert.Empty(t, SharedFlights(append(lone, flights(FlightMates-1, even, true)...)), "a flight of one visitor is not judged")
+}

@@ -143,6 +143,9 @@ var _ = register(8,
 	// own delay, and every process's the same (come-back is played in two
 	// processes, as tokens is).
 	entry{dir: "wrong/retry-after-seeded-per-process", fails: []string{"come-back"}},
+	// Written blind: one delay per flight, which the scene's forty small
+	// flights spread, caught by its pages (fleet.SharedFlights).
+	entry{dir: "wrong/retry-after-per-flight", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-at-start", fails: []string{"come-back"}},
 	entry{dir: "wrong/retry-after-whole-seconds", fails: []string{"come-back"}},
 )
