@@ -636,25 +636,7 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(count(reads, "read"), "shop-2's and shop-3's visitors read the source while shop-1 held the lock, so "+
 			"nobody was refused: a loser waits for the fill, and past its budget answers \"try again\" (see losers-wait)")
 	}
-	var each [2][]error
-	for i, c := range losers {
-		for _, o := range c.Outcomes() {
-			if o.Panic != "" {
-				return check.Failed("", "a visitor's call panicked: "+o.Panic)
-			}
-			each[i] = append(each[i], o.Err)
-		}
-	}
-	figure, wrong := fleet.ComeBacks(append(slices.Clone(each[0]), each[1]...))
-	if wrong == "" {
-		wrong = fleet.ApartDraws(each[0], each[1], "shop-2", "shop-3")
-	}
-	if wrong != "" {
-		return check.Failed(figure, "shop-1 held the lock and never filled; "+wrong)
-	}
-	pass := check.Passed(figure)
-	pass.Drawn = fleet.DrawnDelays(slices.Concat(each[0], each[1]))
-	return pass
+	return fleet.ComeBackVerdict("shop-1 held the lock and never filled", losers[0], losers[1])
 }
 
 // EveryKeyExpires checks that every key the fleet writes to Redis has a

@@ -424,25 +424,7 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	if err != nil {
 		return stuckVerdict(err)
 	}
-	var each [2][]error
-	for i, c := range groups {
-		for _, o := range c.Outcomes() {
-			if o.Panic != "" {
-				return check.Failed("", "a visitor's call panicked: "+o.Panic)
-			}
-			each[i] = append(each[i], o.Err)
-		}
-	}
-	figure, wrong := fleet.ComeBacks(append(slices.Clone(each[0]), each[1]...))
-	if wrong == "" {
-		wrong = fleet.ApartDraws(each[0], each[1], "shop-2", "shop-3")
-	}
-	if wrong != "" {
-		return check.Failed(figure, "shop-1 held the lease and never filled; "+wrong)
-	}
-	v := check.Passed(figure)
-	v.Drawn = fleet.DrawnDelays(slices.Concat(each[0], each[1]))
-	return v
+	return fleet.ComeBackVerdict("shop-1 held the lease and never filled", groups[0], groups[1])
 }
 
 // EveryKeyExpires checks that every key the shop writes has a time to live

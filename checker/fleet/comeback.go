@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stampede/checker/check"
+	"stampede/checker/harness"
 )
 
 // The come-back rule of the Redis cases: visitors refused together must
@@ -155,6 +156,34 @@ func SharedFlights(flights [][]error) string {
 	return fmt.Sprintf("in %d of the %d flights that refused two visitors or more, every visitor was told the same "+
 		"moment to come back: the delay is drawn once per flight and handed to all its visitors, so a hot key's crowd, "+
 		"refused together, comes back together. Draw each visitor's delay as it leaves the flight", shared, judged)
+}
+
+// ComeBackVerdict is the come-back check's verdict on the visitors of two
+// instances (shop-2's and shop-3's) refused at one moment: ComeBacks over
+// them all, ApartDraws between the two, and on a pass their delays as
+// drawn, for the grader's two processes (ComeBackApart). scene says what
+// refused them, for the message ("shop-1 held the lock and never filled").
+func ComeBackVerdict[T any](scene string, a, b *harness.Crowd[T]) check.Verdict {
+	var each [2][]error
+	for i, c := range []*harness.Crowd[T]{a, b} {
+		for _, o := range c.Outcomes() {
+			if o.Panic != "" {
+				return check.Failed("", "a visitor's call panicked: "+o.Panic)
+			}
+			each[i] = append(each[i], o.Err)
+		}
+	}
+	all := slices.Concat(each[0], each[1])
+	figure, wrong := ComeBacks(all)
+	if wrong == "" {
+		wrong = ApartDraws(each[0], each[1], "shop-2", "shop-3")
+	}
+	if wrong != "" {
+		return check.Failed(figure, scene+"; "+wrong)
+	}
+	pass := check.Passed(figure)
+	pass.Drawn = DrawnDelays(all)
+	return pass
 }
 
 // ApartDraws judges the delays two instances handed out to visitors
