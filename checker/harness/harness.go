@@ -47,6 +47,9 @@ type H struct {
 	// visitors counts the visitors Visit has started, so that each has
 	// a number of its own for the schedule points (point.Rank).
 	visitors atomic.Int64
+	// turns is set while a check plays OneAtATime: the harness's waits
+	// then let the schedule's held goroutines go.
+	turns bool
 }
 
 // New returns an H for checking the implementation whose import path is
@@ -161,6 +164,14 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, every
 	defer tick.Stop()
 	streak := 0
 	for {
+		if h.holding() {
+			// Goroutines held at schedule points go on first, one at
+			// a time; what was seen before no longer holds.
+			streak = 0
+			if err := h.Quiet(func() bool { return true }); err != nil {
+				return err
+			}
+		}
 		gs := h.others()
 		if len(gs) > MaxGoroutines {
 			return h.flood(gs)

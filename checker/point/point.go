@@ -287,6 +287,13 @@ func (s *Schedule) stop() {
 	}
 }
 
+// Holding reports whether the schedule in force holds a goroutine at a
+// point now, for a driver that must let it go before it looks for rest.
+func Holding() bool {
+	s := current.Load()
+	return s != nil && s.held.Load() > 0
+}
+
 // Release lets one goroutine held by the schedule in force go on, and
 // reports whether one was held. A driver of virtual time calls it
 // whenever the process is at rest, before it moves the clock

@@ -1,0 +1,58 @@
+package harness
+
+import (
+	"fmt"
+
+	"stampede/checker/check"
+	"stampede/checker/point"
+)
+
+// OneAtATime returns run played with the student's goroutines let go one
+// at a time, so that its verdict is the same in every run.
+//
+// A check of real goroutines on real processors sees a bug that sits
+// between two adjacent statements of the student's code (a lock table
+// read in one critical section and written in another; a recursive read
+// lock with a writer arriving between its two halves) only when the
+// machine's scheduler happens to put two visitors in that gap at once:
+// sometimes, and more often on a loaded machine. Such a check's verdict
+// on such code is a coin the machine tosses. Under OneAtATime every
+// goroutine that reaches a schedule point (package point) waits there
+// until the process is otherwise at rest, and the waits of the harness
+// (Settled, Crowd.Settle, Crowd.Wait, Linger) let the held goroutines go
+// one at a time, in the order they first arrived (the checker's
+// visitors by number), each running until it blocks. Gaps between
+// statements never open, every run: finding them is the work of the
+// explorer and of switches, which choose where to switch. What the check
+// still decides is what blocking makes visible (a stampede, a lock held
+// across the query, waiters that give up), and the race detector still
+// sees every unordered access, since a hold is no synchronisation to it.
+//
+// Every run under OneAtATime is one the program could have had without
+// it (a hold only delays a goroutine), so a correct answer cannot fail
+// by it. A check that counts on processors working side by side (two
+// hits contending for one lock, a spinning barrier) must not use it.
+//
+// A hold the harness did not let go within two seconds is let go by the
+// schedule's own safety net; the play was then not the chosen one, and
+// the check says so instead of passing.
+func OneAtATime[N any](run func(h *H, newShop N) check.Verdict) func(h *H, newShop N) check.Verdict {
+	return func(h *H, newShop N) check.Verdict {
+		s := point.Ordered(false)
+		point.Start(s)
+		h.turns = true
+		defer func() {
+			h.turns = false
+			point.Stop()
+		}()
+		v := run(h, newShop)
+		if late := s.Late(); late > 0 && v.Pass {
+			return check.Skipped(fmt.Sprintf("the checker lost hold of its schedule (%d goroutines let go by its safety net): the verdict is not one it can stand by", late))
+		}
+		return v
+	}
+}
+
+// holding reports whether a OneAtATime schedule holds goroutines that a
+// wait of the harness must let go.
+func (h *H) holding() bool { return h.turns && point.Holding() }
