@@ -22,15 +22,15 @@ import (
 // prints them: what it checks and catches, and the function that decides it.
 var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: shelves.Served},
+		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-		Catches: "the stampede itself, a per-key lock with no second look, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+		Catches: "the stampede itself, a per-key lock with no second look, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: harness.OneAtATime(shelves.QueriedOnce)},
 	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-		Catches: "single-flight that ignores the key, a table with fewer slots than shelves (by name length, a hash modulo a few), and a stampede on any shelf"}, Run: shelves.EachShelfOnce},
+		Catches: "single-flight that ignores the key, a table with fewer slots than shelves (by name length, a hash modulo a few), and a stampede on any shelf"}, Run: harness.OneAtATime(shelves.EachShelfOnce)},
 	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
-		Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"}, Run: shelves.Apart},
+		Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
-		Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"}, Run: shelves.Busy},
+		Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"}, Run: harness.OneAtATime(shelves.Busy)},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case1) }},
 	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case1) }},
 }

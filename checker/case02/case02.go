@@ -24,17 +24,17 @@ import (
 // prints them: what it checks and catches, and the function that decides it.
 var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-		Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: shelves.EachShelfOnce},
+		Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: harness.OneAtATime(shelves.EachShelfOnce)},
 	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
-		Catches: "one lock for the whole shop, or striped locks (a hash of the name modulo a few, a slot per name length), held across the slow query"}, Run: shelves.Apart},
+		Catches: "one lock for the whole shop, or striped locks (a hash of the name modulo a few, a slot per name length), held across the slow query"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
 		Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"}, Run: shelves.SameLock},
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-		Catches: "carried over from case 1: waiters that give up on a timer shorter than the query, and hits that return other than the cached list"}, Run: shelves.Served},
+		Catches: "carried over from case 1: waiters that give up on a timer shorter than the query, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-		Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+		Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: harness.OneAtATime(shelves.QueriedOnce)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
-		Catches: "a table of locks read and written without a guard of its own, also on the error path"}, Run: shelves.Races},
+		Catches: "a table of locks read and written without a guard of its own, also on the error path"}, Run: harness.OneAtATime(shelves.Races)},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case2) }},
 	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case2) }},
 }

@@ -23,17 +23,17 @@ import (
 // prints them: what it checks and catches, and the function that decides it.
 var checks = []harness.Check[shelves.New]{
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
-		Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: shelves.QueriedOnce},
+		Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: harness.OneAtATime(shelves.QueriedOnce)},
 	{Info: check.Info{ID: "one-round", Name: "the burst is served by one round of queries, not one round per visitor",
-		Catches: "waiters that query one after another, each once the one before has answered"}, Run: shelves.OneRound},
+		Catches: "waiters that query one after another, each once the one before has answered"}, Run: harness.OneAtATime(shelves.OneRound)},
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
-		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: shelves.Served},
+		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},
 	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
-		Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: shelves.EachShelfOnce},
+		Catches: "carried over from cases 1 and 2: single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: harness.OneAtATime(shelves.EachShelfOnce)},
 	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
-		Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"}, Run: shelves.Apart},
+		Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
-		Catches: "a look at the cache map without holding its lock, also on the error path"}, Run: shelves.Races},
+		Catches: "a look at the cache map without holding its lock, also on the error path"}, Run: harness.OneAtATime(shelves.Races)},
 	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case3) }},
 	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case3) }},
 }

@@ -141,6 +141,10 @@ type Result struct {
 	Detail  string `json:"detail,omitempty"`  // compiler lines, full race reports
 	Runs    int    `json:"runs,omitempty"`    // how many times it ran
 	Passed  int    `json:"passed,omitempty"`  // how many of those passed
+	// NotRun is set when some of the check's runs were never started,
+	// because another check had found code that never stops: the FAIL is
+	// the grader's, not a verdict on the code.
+	NotRun bool `json:"not_run,omitempty"`
 }
 
 // Verdict is what a check function returns: pass or fail, with the figure

@@ -216,7 +216,7 @@ func fold(in check.Info, all []Run) check.Result {
 		return check.Result{ID: in.ID, Name: in.Name, Status: check.Skip, Runs: len(all), Message: skipped.Verdict.Message}
 	}
 	if len(runs) == 0 {
-		return check.Result{ID: in.ID, Name: in.Name, Status: check.Fail, Message: notRun}
+		return check.Result{ID: in.ID, Name: in.Name, Status: check.Fail, Message: notRun, NotRun: true}
 	}
 	res := check.Result{ID: in.ID, Name: in.Name, Runs: len(runs)}
 	var failed *Run
@@ -238,6 +238,7 @@ func fold(in check.Info, all []Run) check.Result {
 	switch {
 	case res.Passed == len(runs) && notRun != "":
 		res.Status = check.Fail
+		res.NotRun = true
 		res.Message = fmt.Sprintf("passed %d of %d runs, then %s", res.Passed, len(all), notRun)
 	case res.Passed == len(runs):
 		res.Status = check.Pass

@@ -253,14 +253,18 @@ func TestRunsNotStartedAreNoEvidence(t *testing.T) {
 
 	got := fold(in, []Run{pass, skipped, skipped})
 	assert.Equal(t, check.Fail, got.Status)
+	assert.True(t, got.NotRun)
 	assert.Equal(t, "passed 1 of 3 runs, then not run: another check hung", got.Message)
 
 	got = fold(in, []Run{skipped, skipped})
 	assert.Equal(t, check.Fail, got.Status)
+	assert.True(t, got.NotRun)
 	assert.Equal(t, "not run: another check hung", got.Message)
 
+	// A run that failed is a verdict on the code, whatever was not run.
 	got = fold(in, []Run{fail, skipped})
 	assert.Equal(t, check.Fail, got.Status)
+	assert.False(t, got.NotRun)
 	assert.Equal(t, "ran 2", got.Figure)
 	got = fold(in, []Run{pass, fail, skipped})
 	assert.Equal(t, check.Flaky, got.Status)

@@ -5,23 +5,19 @@ var _ = register(1,
 	entry{dir: "wrong/globallock", fails: []string{"apart", "explore", "switches"}},
 	entry{dir: "wrong/nosecondlook", fails: []string{"once", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/unguardedread", fails: []string{"race"}},
-	entry{dir: "wrong/unlockedfastpath", fails: []string{"race"}, maybe: map[string]string{
-		"apart": "an unguarded read beside a fill may crash with the runtime's concurrent map error, or not",
-	}},
-	entry{dir: "wrong/unguardedlocks", fails: []string{"race", "switches", "explore"}, maybe: map[string]string{
-		"once":        "two visitors may make two locks for the shelf, or may not",
-		"two-shelves": "the same",
-		"served":      "the lock table may crash with concurrent map writes",
-		"apart":       "the same",
-	}},
+	// The burst checks play one goroutine at a time (harness.OneAtATime):
+	// an unguarded map is never written by two at once there, so only the
+	// race detector (and, for the lock table, the explorer) sees these.
+	entry{dir: "wrong/unlockedfastpath", fails: []string{"race"}},
+	entry{dir: "wrong/unguardedlocks", fails: []string{"race", "switches", "explore"}},
 	entry{dir: "wrong/keyless", fails: []string{"two-shelves", "apart", "explore", "switches"}},
 	entry{dir: "wrong/emptywaiters", fails: []string{"served", "two-shelves", "explore", "switches"}},
-	entry{dir: "wrong/waittimeout", fails: []string{"once"}, maybe: map[string]string{
-		"two-shelves": realTime,
-	}},
-	entry{dir: "wrong/timeouterror", fails: []string{"served", "explore"}, maybe: map[string]string{
-		"two-shelves": realTime,
-	}},
+	entry{dir: "wrong/waittimeout", fails: []string{"once", "two-shelves"}},
+	// Its waiters poll TryLock on real 5 ms sleeps: in switches' scenes
+	// on the virtual clock a poller is asleep while no query runs, which
+	// the scenes' rules forbid (12 to 19 s alone; under load the check can
+	// reach its 120 s kill bound first, a FAIL too).
+	entry{dir: "wrong/timeouterror", fails: []string{"served", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/nevercached", fails: []string{"served", "once", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/namedresult", fails: []string{"served", "once", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/ctxkey", fails: []string{"once", "two-shelves", "switches", "explore"}},
@@ -32,10 +28,7 @@ var _ = register(1,
 	// and no shelf waits for another's query); they fail as not run when
 	// a hang is found before they start, which depends on how many checks
 	// run side by side: four on two cores, all of them on eight.
-	entry{dir: "wrong/spinwait", fails: []string{"served", "once", "two-shelves", "switches", "explore"}, maybe: map[string]string{
-		"apart": hangSkips,
-		"race":  hangSkips,
-	}},
+	entry{dir: "wrong/spinwait", fails: []string{"served", "once", "two-shelves", "switches", "explore"}, hangs: true},
 	entry{dir: "wrong/explore-nocache", fails: []string{"once", "served", "two-shelves", "explore", "switches"}},
 	entry{dir: "wrong/explore-stalecopy", fails: []string{"two-shelves", "explore", "switches"}},
 	entry{dir: "right/owner"},

@@ -86,12 +86,7 @@ var _ = register(8,
 	// its readers retrying until the grader stops the child, and the
 	// checks not yet started in that run are not run (make proof's three
 	// runs of each check met it every time; make test's one, never).
-	entry{dir: "wrong/retry-resets-budget", fails: []string{"failed-again", "slots-after-failure", "outage"}, maybe: map[string]string{
-		"warm-ttl": hangSkips, "warm-spread": hangSkips, "rebuild-ttl": hangSkips, "once": hangSkips, "at-most": hangSkips,
-		"parallel": hangSkips, "values": hangSkips, "budget": hangSkips, "starter-leaves": hangSkips, "slow-write": hangSkips,
-		"hit-ttl": hangSkips, "late-reader": hangSkips, "hung-query": hangSkips, "store-refused": hangSkips,
-		"race": hangSkips, "explore": hangSkips,
-	}},
+	entry{dir: "wrong/retry-resets-budget", fails: []string{"failed-again", "slots-after-failure", "outage"}, hangs: true},
 	entry{dir: "wrong/table-lock-across-set", fails: []string{"slow-write"}},
 	// Both read with GETEX, which writes: a read-only replica refuses it,
 	// so in store-refused every read fails, not only the store.

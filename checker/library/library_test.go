@@ -28,6 +28,12 @@ type entry struct {
 	fails []string          // the checks it must fail, every run
 	skips []string          // the checks whose scene it never lets happen: SKIP, every run
 	maybe map[string]string // checks whose verdict depends on the schedule, and why
+	// hangs is set for an entry one of whose failed checks meets the hang
+	// bound: the grader then starts no more checks, and which had started
+	// by then is the machine's timing. Each check its row names neither as
+	// failed nor as skipped must then PASS or be not run; a FAIL of its
+	// own still fails the test.
+	hangs bool
 	// server is the entry's verdicts on a real Redis server where they
 	// differ from the embedded one's (.ci/redis.sh --all): more checks
 	// that fail there, and skip, and why.
@@ -305,6 +311,9 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 			want = check.Fail
 		case slices.Contains(e.skips, res.ID):
 			want = check.Skip
+		case e.hangs && res.NotRun:
+			t.Logf("not run %s: %s", res.ID, res.Message) // after a hang, as the row allows
+			continue
 		}
 		assert.Equal(t, want, res.Status, "check %q (%s): %s %s", res.ID, res.Figure, res.Name, res.Message)
 	}
