@@ -20,8 +20,8 @@ import (
 // goroutine that reaches a schedule point (package point) waits there
 // until the process is otherwise at rest, and the waits of the harness
 // (Settled, Crowd.Settle, Crowd.Wait, Linger) let the held goroutines go
-// one at a time, in the order they first arrived (the checker's
-// visitors by number), each running until it blocks. Gaps between
+// one at a time, in turns (point.Turns: the one held longest first, and
+// visitors held together by number), each running until it blocks. Gaps between
 // statements never open, every run: finding them is the work of the
 // explorer and of switches, which choose where to switch. What the check
 // still decides is what blocking makes visible (a stampede, a lock held
@@ -38,7 +38,7 @@ import (
 // the check says so instead of passing.
 func OneAtATime[N any](run func(h *H, newShop N) check.Verdict) func(h *H, newShop N) check.Verdict {
 	return func(h *H, newShop N) check.Verdict {
-		s := point.Ordered(false)
+		s := point.Turns()
 		point.Start(s)
 		h.turns = true
 		defer func() {

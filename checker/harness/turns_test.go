@@ -83,3 +83,34 @@ func TestOneAtATimeLetsBlockedVisitorsWake(t *testing.T) {
 	require.True(t, play(New(context.Background(), "checker/harness", 5*time.Second), struct{}{}).Pass)
 	assert.Equal(t, int64(10), inside.Load())
 }
+
+func TestOneAtATimeStarvesNoPoller(t *testing.T) {
+	// Visitors poll on real sleeps for a flag the last visitor sets, and
+	// wake again and again. Let go by a fixed priority, the pollers, ahead
+	// of the last visitor, could keep it held until the safety net let it
+	// go; in turns, each poller goes to the back, and the last one's turn
+	// comes.
+	const visitors = 30
+	var done atomic.Bool
+	play := OneAtATime(func(h *H, _ struct{}) check.Verdict {
+		crowd := Visit(h, visitors, func(ctx context.Context, i int) (int, error) {
+			point.Here()
+			if i == visitors-1 {
+				done.Store(true)
+				return 0, nil
+			}
+			for !done.Load() {
+				point.Here()
+				time.Sleep(time.Microsecond)
+			}
+			return 0, nil
+		})
+		if err := crowd.Wait(); err != nil {
+			return check.Failed("", err.Error())
+		}
+		return check.Passed("")
+	})
+	v := play(New(context.Background(), "checker/harness", 10*time.Second), struct{}{})
+	assert.True(t, v.Pass, "%s", v.Message)
+	assert.False(t, v.Skipped, "%s", v.Message)
+}

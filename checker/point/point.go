@@ -88,6 +88,7 @@ func Here() {
 type Schedule struct {
 	every   bool // hold goroutines (PCT)
 	order   int  // 0: priorities drawn; 1: first come highest; -1: first come lowest
+	queue   bool // let go the goroutine held longest, whatever its priority (Turns)
 	driver  int  // the goroutine that started the schedule, never held
 	changes []int
 	arrive  chan *waiter // a held goroutine says so here
@@ -237,6 +238,18 @@ func Ordered(reverse bool, changes ...int) *Schedule {
 	return s
 }
 
+// Turns returns a schedule that runs goroutines one at a time, in turns:
+// at rest, the goroutine held longest goes on (goroutines held together
+// in the order collect gives them: the checker's visitors by number).
+// Unlike PCT's priorities, turns starve nobody: a goroutine that wakes
+// again and again on a timer of its own goes to the back each time
+// (harness.OneAtATime).
+func Turns() *Schedule {
+	s := Ordered(false)
+	s.queue = true
+	return s
+}
+
 // Watch has fn told of every release made while other goroutines were
 // held, on the driver's goroutine, as it happens (a story logs them).
 func (s *Schedule) Watch(fn func(Hold)) {
@@ -324,7 +337,7 @@ func (s *Schedule) Release() bool {
 	}
 	best := 0
 	for i, w := range s.waiting {
-		if s.prio[w.g] > s.prio[s.waiting[best].g] {
+		if !s.queue && s.prio[w.g] > s.prio[s.waiting[best].g] {
 			best = i
 		}
 	}
