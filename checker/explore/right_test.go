@@ -27,6 +27,7 @@ import (
 	r3singleflight "stampede/checker/library/case03/right/singleflight"
 	r3syncmap "stampede/checker/library/case03/right/syncmap"
 	r4cow "stampede/checker/library/case04/right/cow"
+	r4cowcalls "stampede/checker/library/case04/right/cowcalls"
 	r4donechan "stampede/checker/library/case04/right/donechan"
 	r4perkey "stampede/checker/library/case04/right/perkey"
 	r4singleflight "stampede/checker/library/case04/right/singleflight"
@@ -41,6 +42,7 @@ import (
 	r5perkey "stampede/checker/library/case05/right/perkey"
 	r5singleflight "stampede/checker/library/case05/right/singleflight"
 	r5syncmap "stampede/checker/library/case05/right/syncmap"
+	r5syncmapflight "stampede/checker/library/case05/right/syncmapflight"
 	sol1 "stampede/solutions/case01"
 	sol2 "stampede/solutions/case02"
 	sol3 "stampede/solutions/case03"
@@ -85,6 +87,7 @@ var rightAnswers = []rightAnswer{
 	{4, "checker/library/case04/right/snapshot", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4snapshot.New(db) }},
 	{4, "checker/library/case04/right/syncmap", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4syncmap.New(db) }},
 	{4, "checker/library/case04/right/cow", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4cow.New(db) }},
+	{4, "checker/library/case04/right/cowcalls", explore.Case4, func(db *catalog.DB) shelves.Shop { return r4cowcalls.New(db) }},
 	{5, "solutions/case05", explore.Case5, func(db *catalog.DB) shelves.Shop { return sol5.New(db) }},
 	{5, "checker/library/case05/right/perkey", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5perkey.New(db) }},
 	{5, "checker/library/case05/right/singleflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5singleflight.New(db) }},
@@ -94,6 +97,7 @@ var rightAnswers = []rightAnswer{
 	{5, "checker/library/case05/right/dochanwaits", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochanwaits.New(db) }},
 	{5, "checker/library/case05/right/dochanforget", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5dochanforget.New(db) }},
 	{5, "checker/library/case05/right/forgetflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5forgetflight.New(db) }},
+	{5, "checker/library/case05/right/syncmapflight", explore.Case5, func(db *catalog.DB) shelves.Shop { return r5syncmapflight.New(db) }},
 	// Last: these shops start a goroutine that owns their state and stays
 	// parked for the shop's life, a design and not a leak. The test's
 	// process keeps every scene's, and each look at the process walks them

@@ -145,7 +145,7 @@ func Later(h *harness.H, shop Shop, db *catalog.DB, shelves ...string) check.Ver
 	}
 	for i, o := range crowd.Outcomes() {
 		shelf := shelves[i%len(shelves)]
-		if v := AllGot([]harness.Outcome[[]string]{o}, catalog.Books(shelf)); !v.Pass {
+		if v := AllGot([]harness.Outcome[[]string]{o}, Want(shelf)); !v.Pass {
 			return check.Failed("", fmt.Sprintf("after the burst was served, a later visitor for %s: %s",
 				shelf, strings.Replace(v.Message, "visitor 1", "the visitor", 1)))
 		}
@@ -267,7 +267,7 @@ const PerShelf = 3
 // waiter that queries or gives up on a timer shorter than the query does
 // so in every run.
 func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
-	names := catalog.Shelves()
+	names := Wide()
 	gates := make(map[string]*harness.Gate, len(names))
 	for _, name := range names {
 		gates[name] = harness.NewGate()
@@ -276,6 +276,7 @@ func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
 		return gates[shelf].Wait(ctx)
 	}))
 	shop := newShop(db)
+	Open(db)
 	crowd := harness.Visit(h, PerShelf*len(names), func(ctx context.Context, i int) ([]string, error) {
 		return shop.Top(ctx, names[i%len(names)])
 	})
@@ -306,7 +307,7 @@ func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
 		return check.Failed("", "a visitor's call panicked: "+p)
 	}
 	for i, o := range crowd.Outcomes() {
-		if want := catalog.Books(names[i%len(names)]); o.Err != nil || !slices.Equal(o.Value, want) {
+		if want := Want(names[i%len(names)]); o.Err != nil || !slices.Equal(o.Value, want) {
 			return check.Failed("", fmt.Sprintf("%d shelves asked for at once: a visitor who asked for %s got %q (error: %v)",
 				len(names), names[i%len(names)], o.Value, o.Err))
 		}
@@ -352,7 +353,7 @@ func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
 // side by side would crash a shop whose map has no guard (case 4 as
 // shipped) in some runs and not others.
 func Apart(h *harness.H, newShop New) check.Verdict {
-	names := storyFirst(catalog.Shelves())
+	names := Wide()
 	gate := harness.NewGate()
 	var over atomic.Bool
 	db := catalog.New(catalog.WithCost(0), catalog.WithHook(func(ctx context.Context, _ string) error {
@@ -365,6 +366,7 @@ func Apart(h *harness.H, newShop New) check.Verdict {
 		return nil
 	}))
 	shop := newShop(db)
+	Open(db)
 	crowd := harness.Visit(h, len(names), func(ctx context.Context, i int) ([]string, error) {
 		return shop.Top(ctx, names[i])
 	})
@@ -482,7 +484,7 @@ var errFailing = errors.New("catalog: connection reset")
 // seen as on any other. Its verdict is the race detector's; it fails here
 // only if the visitors hang, or panic on a shelf whose query did not.
 func Failing(h *harness.H, newShop New, f Faults) check.Verdict {
-	names := catalog.Shelves()
+	names := append(catalog.Shelves(), addedNames()...)
 	var down atomic.Bool
 	down.Store(true)
 	fails := func(i int) bool { return i%4 == 1 || i%4 == 3 && !f.Panics }
@@ -499,6 +501,7 @@ func Failing(h *harness.H, newShop New, f Faults) check.Verdict {
 		return nil
 	}))
 	shop := newShop(db)
+	Open(db)
 	var visits []int // shelf index of each visitor
 	for i := range names {
 		n := 3
