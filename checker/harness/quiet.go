@@ -45,7 +45,7 @@ func (h *H) Quiet(ready func() bool) error {
 	var look Lookout
 	for try := 0; ; try++ {
 		if ready() && look.Due() {
-			rest := allParked(buf)
+			rest := h.turnsIdle() || allParked(buf)
 			look.Looked(rest)
 			if rest {
 				if !point.Release() {

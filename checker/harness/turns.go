@@ -56,3 +56,20 @@ func OneAtATime[N any](run func(h *H, newShop N) check.Verdict) func(h *H, newSh
 // holding reports whether a OneAtATime schedule holds goroutines that a
 // wait of the harness must let go.
 func (h *H) holding() bool { return h.turns && point.Holding() }
+
+// turnsIdle reports, under OneAtATime, whether the scheduler's counts say
+// the process is at rest, so that a release need not wait for a snapshot
+// of every goroutine's stack: with fifty visitors a snapshot took most of
+// each turn. The counts can call a goroutine that waits inside the
+// runtime for a garbage collection idle; a turn given then is one Go's
+// scheduler could give too, so a right answer still cannot fail by it,
+// and such a wait is a few microseconds in a burst. Outside OneAtATime,
+// or where the runtime has no counts, it reports false and the caller
+// takes the snapshot.
+func (h *H) turnsIdle() bool {
+	if !h.turns {
+		return false
+	}
+	idle, known := schedulerIdle()
+	return known && idle
+}

@@ -114,3 +114,32 @@ func TestOneAtATimeStarvesNoPoller(t *testing.T) {
 	assert.True(t, v.Pass, "%s", v.Message)
 	assert.False(t, v.Skipped, "%s", v.Message)
 }
+
+// BenchmarkOneAtATime is one burst of 50 visitors, ten points each, let go
+// in turns: about 550 releases. On two cores with the race detector it
+// took 36 ms with a snapshot of every stack before each release, 19 ms
+// with the scheduler's counts deciding rest (turnsIdle).
+func BenchmarkOneAtATime(b *testing.B) {
+	play := OneAtATime(func(h *H, _ struct{}) check.Verdict {
+		gate := NewGate()
+		crowd := Visit(h, 50, func(ctx context.Context, _ int) (int, error) {
+			for range 10 {
+				point.Here()
+			}
+			return 0, gate.Wait(ctx)
+		})
+		if err := crowd.Settle(); err != nil {
+			return check.Failed("", err.Error())
+		}
+		gate.Open()
+		if err := crowd.Wait(); err != nil {
+			return check.Failed("", err.Error())
+		}
+		return check.Passed("")
+	})
+	for b.Loop() {
+		if v := play(New(context.Background(), "checker/harness", 5*time.Second), struct{}{}); !v.Pass {
+			b.Fatal(v.Message)
+		}
+	}
+}
