@@ -40,6 +40,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"stampede/checker/stack"
 )
 
 // current is the Schedule in force, nil when none is.
@@ -346,12 +348,16 @@ func (s *Schedule) Release() bool {
 	s.counting.Store(len(s.prio) > 1)
 	s.from, s.others = int(s.steps.Load()), len(s.waiting) > 0
 	var h *Hold
-	if len(s.waiting) > 0 {
+	// Turns keeps no log unless someone watches: a burst may make
+	// thousands of releases, each with every goroutine still held.
+	if len(s.waiting) > 0 && (!s.queue || s.onHold != nil) {
 		h = &Hold{Goroutine: w.g, Where: w.where, Demoted: demoted}
 		for _, o := range s.waiting {
 			h.Others = append(h.Others, Hold{Goroutine: o.g, Where: o.where})
 		}
-		s.log = append(s.log, *h)
+		if !s.queue {
+			s.log = append(s.log, *h)
+		}
 	}
 	onHold := s.onHold
 	s.mu.Unlock()
@@ -502,6 +508,16 @@ const maxStreak = 1000
 // two seconds, far beyond any wait for rest on a loaded machine, and
 // well inside the hang bound.
 const lateAfter = 2 * time.Second
+
+// SafetyNet reports whether g is a schedule's safety net: the checker's
+// own goroutine, waiting on a ticker, which a look for a deadlock must
+// leave out.
+func SafetyNet(g stack.Goroutine) bool {
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == safetyNetFunc })
+}
+
+// safetyNetFunc is safetyNet's name in a stack.
+const safetyNetFunc = "stampede/checker/point.(*Schedule).safetyNet"
 
 // safetyNet lets go, oldest first, the goroutines held longer than
 // lateAfter, until the schedule stops.

@@ -2,6 +2,7 @@ package point_test
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"stampede/checker/harness"
 	"stampede/checker/point"
+	"stampede/checker/stack"
 )
 
 // lostUpdate plays two goroutines that each read a counter and write it
@@ -121,5 +123,24 @@ func TestASpinningRunnerYields(t *testing.T) {
 		}
 		require.Zero(t, s.Late())
 		point.Stop()
+	}
+}
+
+func TestSafetyNetIsNamed(t *testing.T) {
+	point.Start(point.PCT(1))
+	defer point.Stop()
+	found := false
+	for range 100 {
+		buf := make([]byte, 1<<20)
+		for _, g := range stack.Parse(string(buf[:runtime.Stack(buf, true)])) {
+			found = found || point.SafetyNet(g)
+		}
+		if found {
+			break
+		}
+		runtime.Gosched()
+	}
+	if !found {
+		t.Fatal("no goroutine of the running schedule was named its safety net")
 	}
 }
