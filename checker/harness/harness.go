@@ -359,7 +359,17 @@ func printing(gs []stack.Goroutine, pick func(stack.Goroutine) bool) bool {
 	return false
 }
 
-func running(state string) bool { return state == "running" || state == "runnable" }
+// running reports whether a goroutine in this state is at work: running,
+// ready to run, or in one of the runtime's own waits that end by
+// themselves (a garbage collection's: a loop caught by a snapshot while
+// it helps the collector is still a loop, not a goroutine stuck).
+func running(state string) bool {
+	switch state {
+	case "running", "runnable", "semacquire", "GC assist wait":
+		return true
+	}
+	return false
+}
 
 // Stuck returns a *Stuck of the given cause for the process as it is now:
 // where the crowds' visitors are, in the code's lines, and what of the
@@ -373,7 +383,7 @@ func (h *H) stuck(gs []stack.Goroutine, cause Cause, why string) *Stuck {
 	s := h.describe(gs, cause, why, isVisitor)
 	// A helper of the code's own (no visitor) that runs is a loop too.
 	for _, g := range gs {
-		if running(g.State) && h.mine(g) {
+		if (running(g.State) || point.AtPoint(g)) && h.mine(g) {
 			s.Looping = true
 		}
 	}
@@ -407,7 +417,7 @@ func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(st
 		}
 		place := "stuck at " + where + " in " + g.State
 		switch {
-		case running(g.State):
+		case running(g.State) || point.AtPoint(g):
 			s.Busy = true
 			if !mine {
 				continue // a visitor the scheduler has not reached yet: noise

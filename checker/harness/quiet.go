@@ -60,6 +60,11 @@ func (h *H) Quiet(ready func() bool) error {
 		if err := h.ctx.Err(); err != nil {
 			return err
 		}
+		if runtime.NumGoroutine() > MaxGoroutines {
+			// Goroutines started without bound: the shop will not come
+			// to rest, and under a schedule each would wait its turn.
+			return h.flood(h.others())
+		}
 		if time.Now().After(deadline) {
 			return h.stuck(h.others(), Running, fmt.Sprintf("still running after %v", h.bound))
 		}

@@ -509,6 +509,16 @@ const maxStreak = 1000
 // well inside the hang bound.
 const lateAfter = 2 * time.Second
 
+// AtPoint reports whether g is held at a schedule point: a goroutine at
+// work, paused by the checker between two of its statements, whatever
+// its state says (a receive from the channel that lets it go).
+func AtPoint(g stack.Goroutine) bool {
+	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == hereFunc })
+}
+
+// hereFunc is here's name in a stack.
+const hereFunc = "stampede/checker/point.(*Schedule).here"
+
 // SafetyNet reports whether g is a schedule's safety net: the checker's
 // own goroutine, waiting on a ticker, which a look for a deadlock must
 // leave out.

@@ -144,3 +144,27 @@ func TestSafetyNetIsNamed(t *testing.T) {
 		t.Fatal("no goroutine of the running schedule was named its safety net")
 	}
 }
+
+func TestAHeldGoroutineIsNamedAtAPoint(t *testing.T) {
+	point.Start(point.PCT(1))
+	defer point.Stop()
+	done := make(chan struct{})
+	go func() {
+		point.Here() // held: no driver lets it go until Stop
+		close(done)
+	}()
+	found := false
+	for range 1000 {
+		buf := make([]byte, 1<<20)
+		for _, g := range stack.Parse(string(buf[:runtime.Stack(buf, true)])) {
+			found = found || point.AtPoint(g)
+		}
+		if found {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	require.True(t, found, "the held goroutine was not named at a point")
+	point.Stop()
+	<-done
+}
