@@ -100,6 +100,7 @@ type Schedule struct {
 	steps    atomic.Int64 // points the runner reached while counting was set
 	counting atomic.Bool  // the runner was let go with another goroutine seen
 	held     atomic.Int64 // goroutines held now
+	loose    atomic.Bool  // hold nobody for now (Loosen)
 	runner   atomic.Int64 // the goroutine let go last
 	streak   atomic.Int64 // steps the runner has taken while others were held
 	demoted  atomic.Int64 // change points and yields made
@@ -299,6 +300,37 @@ func (s *Schedule) stop() {
 	s.mu.Unlock()
 	for _, w := range waiting {
 		s.let(w)
+	}
+}
+
+// Loosen lets every goroutine the schedule in force holds go on and holds
+// none until the returned function is called; then goroutines are held
+// again from their next point, with no runner, as at the start. A check
+// calls it while real time passes on purpose (a query held for the
+// story's time, so that a visitor's timer of its own fires): a loop that
+// counts its tries on a timer gets them at the machine's pace there,
+// where a hold at each try would make it a function of how fast the
+// driver lets goroutines go. Without a schedule in force it does nothing.
+func Loosen() (tighten func()) {
+	s := current.Load()
+	if s == nil || !s.every {
+		return func() {}
+	}
+	s.loose.Store(true)
+	s.mu.Lock()
+	s.collect()
+	s.endStretch()
+	waiting := s.waiting
+	s.waiting = nil
+	s.mu.Unlock()
+	for _, w := range waiting {
+		s.let(w)
+	}
+	// A goroutine that passed its point's look just before the flag was
+	// set is held all the same; the driver's next Release lets it go.
+	return func() {
+		s.runner.Store(0)
+		s.loose.Store(false)
 	}
 }
 
@@ -565,7 +597,7 @@ func (s *Schedule) here() {
 	raceDisable()
 	defer raceEnable()
 	s.hits.Add(1)
-	if !s.every {
+	if !s.every || s.loose.Load() {
 		return
 	}
 	id := GoroutineID()

@@ -168,3 +168,36 @@ func TestAHeldGoroutineIsNamedAtAPoint(t *testing.T) {
 	point.Stop()
 	<-done
 }
+
+// TestLoosenLetsGoAndHoldsNobodyUntilTightened: a goroutine held at a
+// point goes on when the schedule is loosened, passes any number of
+// points with nobody letting it go, and is held again at its next point
+// once the schedule is tightened.
+func TestLoosenLetsGoAndHoldsNobodyUntilTightened(t *testing.T) {
+	s := point.Turns()
+	point.Start(s)
+	defer point.Stop()
+	var passed atomic.Int64
+	next := make(chan struct{})
+	go func() {
+		point.Here()
+		for range 100 {
+			point.Here()
+			passed.Add(1)
+		}
+		<-next
+		point.Here()
+		passed.Add(1)
+	}()
+	require.Eventually(t, point.Holding, 10*time.Second, time.Millisecond, "held at its first point")
+	tighten := point.Loosen()
+	require.Eventually(t, func() bool { return passed.Load() == 100 }, 10*time.Second, time.Millisecond,
+		"loose, a hundred points pass with no release")
+	tighten()
+	close(next)
+	require.Eventually(t, point.Holding, 10*time.Second, time.Millisecond, "tightened, held again")
+	require.EqualValues(t, 100, passed.Load())
+	require.True(t, point.Release())
+	require.Eventually(t, func() bool { return passed.Load() == 101 }, 10*time.Second, time.Millisecond)
+	require.Zero(t, s.Late())
+}
