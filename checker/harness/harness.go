@@ -51,6 +51,9 @@ type H struct {
 	// turns is set while a check plays OneAtATime: the harness's waits
 	// then let the schedule's held goroutines go.
 	turns bool
+	// counts is set while the scheduler's counts decide rest in Quiet
+	// (CountsDecideRest).
+	counts bool
 }
 
 // New returns an H for checking the implementation whose import path is

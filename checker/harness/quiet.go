@@ -42,7 +42,16 @@ func (h *H) Quiet(ready func() bool) error {
 	deadline := time.Now().Add(h.bound)
 	buf := snapshots.Get().(*[]byte)
 	defer snapshots.Put(buf)
-	var look Lookout
+	// When the counts decide rest, a snapshot is only a fallback for a
+	// process the counts never call idle: taken every millisecond while
+	// a released goroutine worked on, they were most of a play.
+	fresh := func() Lookout {
+		if h.counts {
+			return Lookout{last: time.Now(), every: maxSnapshotEvery}
+		}
+		return Lookout{}
+	}
+	look := fresh()
 	for try := 0; ; try++ {
 		if ready() && look.Due() {
 			rest := h.turnsIdle() || allParked(buf)
@@ -54,7 +63,7 @@ func (h *H) Quiet(ready func() bool) error {
 				// At rest but for a goroutine a schedule point held: it
 				// goes on now, and the process must come to rest again,
 				// looked for as at the start of a wait.
-				look, try = Lookout{}, -1
+				look, try = fresh(), -1
 			}
 		}
 		if err := h.ctx.Err(); err != nil {

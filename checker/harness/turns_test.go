@@ -143,3 +143,38 @@ func BenchmarkOneAtATime(b *testing.B) {
 		}
 	}
 }
+
+// TestCountsDecideRestLetsEveryHeldGoroutineGo: with the scheduler's counts
+// deciding rest, Quiet still lets every goroutine a schedule holds go, one
+// at a time, with thousands of goroutines parked for good beside them (a
+// right answer's pool of workers, left by earlier plays); and the harness
+// goes back to snapshots once restored.
+func TestCountsDecideRestLetsEveryHeldGoroutineGo(t *testing.T) {
+	if _, known := schedulerIdle(); !known {
+		t.Skip("the runtime has no scheduler counts")
+	}
+	parked := make(chan struct{})
+	defer close(parked)
+	for range 2000 {
+		go func() { <-parked }()
+	}
+	h := New(context.Background(), "checker/harness", 10*time.Second)
+	restore := h.CountsDecideRest()
+	s := point.Turns()
+	point.Start(s)
+	var n atomic.Int64
+	gate := NewGate()
+	crowd := Visit(h, 20, lostUpdate(&n, gate))
+	all := func() bool { return true }
+	require.NoError(t, h.Quiet(all))
+	assert.False(t, point.Holding(), "Quiet returned with goroutines held")
+	assert.EqualValues(t, 20, n.Load(), "every visitor at the gate")
+	gate.Open()
+	require.NoError(t, h.Quiet(all))
+	assert.True(t, crowd.Done())
+	point.Stop()
+	assert.EqualValues(t, 20, n.Load(), "one at a time, no update lost")
+	assert.Zero(t, s.Late(), "every hold let go by the harness, none by the safety net")
+	restore()
+	assert.False(t, h.counts, "restored")
+}
