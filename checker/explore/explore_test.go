@@ -126,4 +126,10 @@ func TestAFailureFitsInAFewLines(t *testing.T) {
 	assert.Contains(t, f.String(), "try a few times", "a bug of one interleaving may not come back at once")
 	f.Shrunk, f.Kept = false, 48
 	assert.Contains(t, f.String(), "The scene, of 48 readers (no smaller one broke a rule): reader 1", "a scene not shrunk is not said to be")
+	f.Shrunk = true
+	assert.Contains(t, f.String(), "The scene, made simpler (each of its 48 readers needed): reader 1",
+		"a scene shrunk in something else than its readers is not said to go from 48 to 48")
+	f.Scheduled = true
+	assert.Contains(t, f.String(), "the same schedule of your statements again", "under points a seed replays its interleaving")
+	assert.NotContains(t, f.String(), "try a few times")
 }

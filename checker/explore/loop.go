@@ -378,10 +378,11 @@ func (e *Explorer[S]) shrink(h *harness.H, sc S, bad string, seed uint64) (S, st
 func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool) string {
 	f := Failure{
 		Bad: bad, Scene: small.String(), Shrunk: shrunk,
-		Fixed:  e.fixedScene(seed),
-		Switch: e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) != 0,
-		Replay: fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
-		Watch:  fmt.Sprintf("go run ./shop run %d --seed %d", e.Case, seed),
+		Fixed:     e.fixedScene(seed),
+		Switch:    e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) != 0,
+		Scheduled: e.Points,
+		Replay:    fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
+		Watch:     fmt.Sprintf("go run ./shop run %d --seed %d", e.Case, seed),
 	}
 	if !e.Untimed {
 		f.Watch += " --timeline"

@@ -32,6 +32,10 @@ type Failure struct {
 	// visitor between two statements: the message says where to look
 	// instead of "try a few times".
 	Fixed, Switch bool
+	// Scheduled says the explorer plays every scene under a schedule of
+	// the code's own points, drawn from the seed, so that the seed
+	// replays the same interleaving, not only the same scene.
+	Scheduled bool
 }
 
 // String returns the FAIL's message in three lines: what broke; the scene,
@@ -42,6 +46,10 @@ func (f Failure) String() string {
 	b.WriteString(strings.TrimSuffix(f.Bad, "."))
 	b.WriteString(".\n")
 	switch {
+	case f.Shrunk && f.From > 0 && f.Kept == f.From:
+		// Shrinking took something else away (a cost, a failure, a
+		// reader who leaves), and every visitor was needed.
+		fmt.Fprintf(&b, "The scene, made simpler (each of its %d %s needed)", f.Kept, f.Noun)
 	case f.Shrunk && f.From > 0:
 		fmt.Fprintf(&b, "The scene, shrunk from %d %s to %d", f.From, f.Noun, f.Kept)
 	case f.Shrunk:
@@ -62,6 +70,8 @@ func (f Failure) String() string {
 		b.WriteString(" (where the switch held a visitor, the bug is in the gap before the next statement)")
 	case f.Fixed:
 		b.WriteString(" (the seed plays the same schedule again, one with no switch)")
+	case f.Scheduled:
+		b.WriteString(" (the seed plays the same scene under the same schedule of your statements again)")
 	default:
 		// A scene is the same every time, but how the goroutines
 		// interleave within one instant is the scheduler's: a bug that
