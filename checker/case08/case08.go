@@ -63,6 +63,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a flight table, a slot counter or a page handed from the flight to its waiters without a lock"}, Run: Busy},
 	{Info: ExploreInfo, Run: Explore},
+	{Info: switchesInfo, Run: Switches},
 }
 
 // Case describes case 8.

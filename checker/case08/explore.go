@@ -17,6 +17,7 @@ import (
 	"stampede/checker/explore"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/clock"
 	"stampede/shop/events"
 )
@@ -715,7 +716,13 @@ func (x *xworld) drive(done func() bool, evs []xevent) error {
 // answers.
 func (x *xworld) rest() error {
 	if !x.s.world.Embedded() {
-		return x.s.rest()
+		// A goroutine a schedule point holds looks parked too: at rest,
+		// it goes on (point.Release), and the process must rest again.
+		for {
+			if err := x.s.rest(); err != nil || !point.Release() {
+				return err
+			}
+		}
 	}
 	// A process that has not come to rest within the hang bound, with
 	// nothing running in the shop's lines, is a loaded machine (we saw it
@@ -730,7 +737,7 @@ func (x *xworld) rest() error {
 }
 
 // playScene plays a scene on a fresh shop and Redis.
-func playScene(h *harness.H, newShop NewShop, sc xscene) explore.Played {
+func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Played {
 	x := &xworld{sc: sc, byPage: map[string]int{}, failures: map[error]int{}, removed: map[int][]time.Duration{},
 		keys: map[int]string{}, held: map[int]bool{}, slowDone: map[int]bool{}, hit: map[int]bool{}, noted: map[int]bool{},
 		back: map[int]time.Duration{}, ctxErr: map[int]error{}, missedAt: map[int]time.Duration{}, checked: map[string]fleet.Span{}}
@@ -746,6 +753,9 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) explore.Played {
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	defer s.Close()
+	if s.world.Embedded() {
+		defer h.CountsDecideRest()()
+	}
 	res := explore.Played{}
 	settle := func(err error, who string) bool {
 		switch {
@@ -775,7 +785,20 @@ func playScene(h *harness.H, newShop NewShop, sc xscene) explore.Played {
 	evs := x.events(h.Context())
 	x.eventDone = make([]bool, len(evs))
 	x.noteArrivals(h.Context(), 0)
-	crowd := s.visit(len(sc.Readers), func(_ context.Context, i int) (string, error) {
+	var crowd *harness.Crowd[string]
+	if p := point.Running(); p != nil && story {
+		// The timeline tells where the schedule held each reader.
+		name := func(g int) string {
+			if crowd != nil {
+				if i, ok := crowd.Visitor(g); ok {
+					return fmt.Sprintf("reader %d", i+1)
+				}
+			}
+			return fmt.Sprintf("a goroutine of the shop (%d)", g)
+		}
+		p.Watch(func(hd point.Hold) { x.logf("%s", hd.Describe(name)) })
+	}
+	crowd = s.visit(len(sc.Readers), func(_ context.Context, i int) (string, error) {
 		rd := sc.Readers[i]
 		_ = s.clk.Sleep(context.Background(), rd.At)
 		x.logf("reader %d asks for event %d", i+1, rd.Page)
@@ -902,12 +925,43 @@ func explorer(newShop NewShop) *explore.Explorer[xscene] {
 	return &explore.Explorer[xscene]{
 		Case: 8, Scenes: exploreScenes,
 		Draw:    drawScene,
-		Play:    func(h *harness.H, sc xscene, _ bool) explore.Played { return playScene(h, newShop, sc) },
+		Play:    func(h *harness.H, sc xscene, story bool) explore.Played { return playScene(h, newShop, sc, story) },
 		Smaller: candidates,
 		Size:    func(sc xscene) int { return len(sc.Readers) },
 		Noun:    "readers",
+		Points:  true,
+		Fixed:   fixedScenes(),
 	}
 }
+
+// fixedScenes are the small scenes the switches check plays under every
+// schedule with one switch between two of the shop's statements: each
+// puts two readers of one page where a flight table looked up and
+// written in two steps, or a page stored after its flight has left the
+// table, lets the second reader through.
+func fixedScenes() []xscene {
+	one := func(cost time.Duration) map[int][]xplan { return map[int][]xplan{1: {{Cost: cost}}} }
+	return []xscene{
+		// Two readers of one page in a cold start, at the same instant.
+		{Readers: []xreader{{Page: 1}, {Page: 1}}, Plans: one(5 * xms), SlowSet: map[int]time.Duration{}},
+		// A reader who comes as the page's rebuild lands.
+		{Readers: []xreader{{Page: 1}, {Page: 1, At: 5 * xms}}, Plans: one(5 * xms), SlowSet: map[int]time.Duration{}},
+	}
+}
+
+// switchesInfo describes case 8's check of the fixed scenes.
+var switchesInfo = check.Info{
+	ID:     "switches",
+	Scenes: true,
+	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+		"(two readers of one page in a cold start; a reader as the page's rebuild lands)",
+	Catches: "a page's rebuild looked up and recorded in two steps (sync.Map's Load, then Store: wrong/syncmap-load-store), " +
+		"so that two readers of a page in a cold start each query it",
+}
+
+// Switches plays the fixed scenes under every schedule with one switch
+// (see explore.Explorer.Fixed).
+func Switches(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Switches(h) }
 
 // Explore plays exploreScenes scenes from the check's seed (or one of its
 // own) and fails on the first that breaks an invariant, shrunk.

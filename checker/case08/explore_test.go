@@ -11,6 +11,7 @@ import (
 	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	rerrgroup "stampede/checker/library/case08/right/errgroup"
+	rloadorstore "stampede/checker/library/case08/right/loadorstore"
 	rweighted "stampede/checker/library/case08/right/weighted"
 	rworkers "stampede/checker/library/case08/right/workers"
 	shipped "stampede/checker/library/case08/shipped"
@@ -48,6 +49,7 @@ func TestExploreRight(t *testing.T) {
 		answer("checker/library/case08/right/errgroup", mkShop(rerrgroup.New)),
 		answer("checker/library/case08/right/weighted", mkShop(rweighted.New)),
 		answer("checker/library/case08/right/workers", mkShop(rworkers.New)),
+		answer("checker/library/case08/right/loadorstore", mkShop(rloadorstore.New)),
 	}
 	exploretest.Every(t, "../library", []int{8}, answers...)
 	exploretest.Prove(t, *exploreSeed, *exploreN, answers...)

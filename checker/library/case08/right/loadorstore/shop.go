@@ -1,36 +1,7 @@
-// Package case08 is case 8 of the stampede lab: keys set together expire
-// together, and the cold start.
-//
-// Read docs/08-jittered-ttls.md first. Then:
-//
-//	go run ./shop run 8     watch 2,000 event pages expire in the same instant
-//	go run ./shop check 8   grade your fix
-//
-// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
-// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
-//
-// The box office caches each event's page in Redis. At deploy, WarmUp fills
-// every page; after that, Page serves them and rebuilds a page that is
-// missing. Two things go wrong. Every page is stored for exactly 30 s, so the
-// pages the warm-up set together all expire together, 30 s later, and their
-// rebuilds land on the database at once. And when Redis restarts empty,
-// every reader of every page queries the database at the same moment, with
-// nothing to say "one query per page" or "no more than the database's pool
-// of 20 at once".
-//
-// What the checker relies on:
-//   - Keep New's signature, WarmUp's and Page's.
-//   - Every page written to Redis lives 30 s plus a random 0 to 5 s, drawn
-//     for each page (the warm-up's and the rebuilds' alike).
-//   - Wait only on the clock New is given (clk.Sleep, clk.Now, or
-//     clock.WithTimeout(ctx, clk, d)), never with time.Sleep, time.After or
-//     context.WithTimeout: the checker moves that clock by hand.
-//   - A reader who has waited past its budget (a second or so, at most
-//     10 s) gets a *TryAgain error.
-//   - A rebuild that runs on for readers who have left gives up within
-//     10 s of the shop's clock, its wait for a connection and its query
-//     alike; a page the database gave is served even when Redis will not
-//     store it.
+// Package case08, written with a flight table of its own in a sync.Map:
+// the reference, but for its flights, looked up and recorded in one step
+// with LoadOrStore, each run on a goroutine that stores the page, takes
+// the flight off the table and closes its done channel.
 package case08
 
 import (
@@ -76,16 +47,16 @@ const (
 
 // Shop is the box office's page cache.
 type Shop struct {
-	db     *events.DB
-	rdb    *redis.Client
-	clock  clock.Clock
-	builds sync.Map      // event id -> *build, the page's one rebuild in progress
-	slots  chan struct{} // one token per database connection
+	db      *events.DB
+	rdb     *redis.Client
+	clock   clock.Clock
+	flights sync.Map      // event id -> *flight, the page's rebuild in progress
+	slots   chan struct{} // one token per database connection
 }
 
-// build is one rebuild of a page in progress, shared by every reader of
-// the page who misses it meanwhile.
-type build struct {
+// flight is one rebuild of a page, shared by every reader who misses it
+// meanwhile.
+type flight struct {
 	done chan struct{} // closed once page and err are set
 	page string
 	err  error
@@ -111,6 +82,12 @@ func (e *TryAgain) Error() string {
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
 
+// comeBack is one reader's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s): the readers of a cold start give up together, and told
+// one delay they would all come back at the same instant, a second
+// stampede a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + rand.N(retryAfter)} }
+
 // WarmUp fills the cache with the pages of the given events, one at a time:
 // the warm-up runs before the shop takes traffic and has no reason to crowd
 // the database.
@@ -135,51 +112,39 @@ func (s *Shop) Page(ctx context.Context, id int) (string, error) {
 	}
 	budget, cancel := clock.WithTimeout(ctx, s.clock, waitBudget)
 	defer cancel()
-	b, lead := s.buildFor(id)
-	if lead {
-		// The rebuild works for every reader of the page, so it must not
-		// end when the reader who started it leaves; it ends at its own
-		// deadline, on a goroutine of its own.
-		go s.run(context.WithoutCancel(ctx), id, b)
+	// The rebuild works for every reader of the page, so it must not end
+	// when the reader who started it leaves; it ends at its own deadline.
+	// One step to look and to record: two readers who miss together
+	// find one flight, whichever of them made it.
+	mine := &flight{done: make(chan struct{})}
+	f, loaded := s.flights.LoadOrStore(id, mine)
+	if !loaded {
+		go s.fly(context.WithoutCancel(ctx), id, mine)
 	}
+	fl := f.(*flight)
 	select {
-	case <-b.done:
-		if b.err != nil {
-			return "", b.err
-		}
-		return b.page, nil
+	case <-fl.done:
+		return fl.page, fl.err
 	case <-budget.Done():
 		if err := ctx.Err(); err != nil {
 			return "", err // the reader left; nobody is waiting for an answer
 		}
-		return "", &TryAgain{After: retryAfter}
+		return "", comeBack()
 	}
 }
 
-// buildFor returns the page's rebuild in progress, or a new one that the
-// caller must run (lead).
-func (s *Shop) buildFor(id int) (*build, bool) {
-	b := &build{done: make(chan struct{})}
-	if cur, ok := s.builds.Load(id); ok {
-		return cur.(*build), false
-	}
-	s.builds.Store(id, b)
-	return b, true
-}
-
-// run is the page's one rebuild: it lands however the rebuild ends, and
-// only then leaves the table, so that the next reader starts afresh.
-func (s *Shop) run(ctx context.Context, id int, b *build) {
+// fly runs a page's flight and lands it: off the table, then done.
+func (s *Shop) fly(ctx context.Context, id int, f *flight) {
 	defer func() {
 		if r := recover(); r != nil {
-			b.page, b.err = "", fmt.Errorf("shop: rebuilding event %d panicked: %v", id, r)
+			f.page, f.err = "", fmt.Errorf("shop: rebuilding event %d panicked: %v", id, r)
 		}
-		s.builds.CompareAndDelete(id, b)
-		close(b.done)
+		s.flights.CompareAndDelete(id, f)
+		close(f.done)
 	}()
-	ctx, cancel := clock.WithTimeout(ctx, s.clock, rebuildDeadline)
+	fctx, cancel := clock.WithTimeout(ctx, s.clock, rebuildDeadline)
 	defer cancel()
-	b.page, b.err = s.rebuild(ctx, id)
+	f.page, f.err = s.rebuild(fctx, id)
 }
 
 // rebuild is a page's one flight: it waits for a database connection, then
