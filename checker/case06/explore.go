@@ -531,7 +531,8 @@ func explorer(newShop NewShop) *explore.Explorer[fscene] {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
-	Name: "small fleet scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+	Name: "small fleet scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
+		"and with the goroutines taking turns one statement each " +
 		"(two visitors of one instance at once, with Redis down and up; a visitor as its instance's fill lands)",
 	Catches: "an instance's flight table looked up and written in two steps, so that two visitors of one instance make two " +
 		"flights: with Redis down, two reads of the source from one instance (wrong/two-step-flights)",

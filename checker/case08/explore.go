@@ -953,7 +953,8 @@ func fixedScenes() []xscene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
-	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
+		"and with the goroutines taking turns one statement each " +
 		"(two readers of one page in a cold start; a reader as the page's rebuild lands)",
 	Catches: "a page's rebuild looked up and recorded in two steps (sync.Map's Load, then Store: wrong/syncmap-load-store), " +
 		"so that two readers of a page in a cold start each query it",

@@ -29,7 +29,8 @@ var Info = check.Info{
 var SwitchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
-	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements " +
+	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
+		"and with the goroutines taking turns one statement each " +
 		"(two misses at once, a miss as a fill lands, two shelves filled at once, a miss as another shelf's fill lands)",
 	Catches: "a look and an act with nothing between them: a cache loaded, copied and stored back with no lock, a flag read and then set, " +
 		"a flight forgotten or a lock dropped a line before the list is stored, a second look on one path only, locks taken in opposite orders",

@@ -96,11 +96,18 @@ const (
 // A fixed scene's plays have seeds of their own, from fixedBase up, so
 // that `check N --seed S` and `run N --seed S` replay one as they replay
 // a random scene: fixedBase + scene·fixedStride + order·(maxSwitch+1) +
-// change point. maxSwitch bounds the change points tried in one order.
+// change point. Change points below maxSwitch are single switches;
+// maxSwitch itself is the lockstep play, with a change point at every
+// step (up to lockstepSteps), so that the goroutines take turns one
+// statement each: two visitors of the same code then both look before
+// either acts, which no single switch makes happen (a count added to and
+// read back in two steps, both adding before either reads).
 const (
-	fixedBase   = 1 << 40
-	maxSwitch   = 99
-	fixedStride = 2 * (maxSwitch + 1)
+	fixedBase     = 1 << 40
+	maxSwitch     = 99
+	fixedStride   = 2 * (maxSwitch + 1)
+	lockstep      = maxSwitch
+	lockstepSteps = 4096
 )
 
 // fixedSeed returns the seed of fixed scene i, in an order (0 or 1),
@@ -127,8 +134,15 @@ func (e *Explorer[S]) schedule(seed uint64) *point.Schedule {
 	if e.fixedScene(seed) {
 		rest := int((seed - fixedBase) % fixedStride)
 		order, c := rest/(maxSwitch+1), rest%(maxSwitch+1)
-		if c == 0 {
+		switch c {
+		case 0:
 			return point.Ordered(order == 1)
+		case lockstep:
+			every := make([]int, lockstepSteps)
+			for i := range every {
+				every[i] = i + 1
+			}
+			return point.Ordered(order == 1, every...)
 		}
 		return point.Ordered(order == 1, c)
 	}
@@ -211,8 +225,9 @@ func (e *Explorer[S]) Check(h *harness.H) check.Verdict {
 // Switches plays each fixed scene under every schedule with at most one
 // switch: in each order, once with none, which finds its contended steps
 // (point.Schedule.Contended: those where another goroutine is held, so
-// that a switch there changes the play), and once with a change point at
-// each of them. Given one of their seeds, it replays that play first.
+// that a switch there changes the play), once with a change point at
+// each of them, and once in lockstep (a change point at every step). Given
+// one of their seeds, it replays that play first.
 func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 	if len(e.Fixed) == 0 || !e.Points {
 		return check.Failed("", "the explorer has no fixed scenes to play")
@@ -233,9 +248,12 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 				plays++
 				if c == 0 {
 					for _, step := range res.contended {
-						if step <= maxSwitch {
+						if step < lockstep {
 							changes = append(changes, step)
 						}
+					}
+					if len(res.contended) > 0 {
+						changes = append(changes, lockstep)
 					}
 				}
 				hits += res.hits
@@ -252,7 +270,11 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 				}
 				figure := fmt.Sprintf("fixed scene %d of %d broke an invariant, in order %d with no switch (seed %d)",
 					i+1, len(e.Fixed), order+1, seed)
-				if c > 0 {
+				switch {
+				case c == lockstep:
+					figure = fmt.Sprintf("fixed scene %d of %d broke an invariant, in order %d with its goroutines taking turns "+
+						"one statement each (seed %d)", i+1, len(e.Fixed), order+1, seed)
+				case c > 0:
 					figure = fmt.Sprintf("fixed scene %d of %d broke an invariant, in order %d with a switch at step %d (seed %d)",
 						i+1, len(e.Fixed), order+1, c, seed)
 				}
@@ -380,6 +402,7 @@ func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool)
 		Bad: bad, Scene: small.String(), Shrunk: shrunk,
 		Fixed:     e.fixedScene(seed),
 		Switch:    e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) != 0,
+		Lockstep:  e.fixedScene(seed) && (seed-fixedBase)%(maxSwitch+1) == lockstep,
 		Scheduled: e.Points,
 		Replay:    fmt.Sprintf("go run ./shop check %d --seed %d", e.Case, seed),
 		Watch:     fmt.Sprintf("go run ./shop run %d --seed %d", e.Case, seed),

@@ -32,6 +32,9 @@ type Failure struct {
 	// visitor between two statements: the message says where to look
 	// instead of "try a few times".
 	Fixed, Switch bool
+	// Lockstep says the schedule was the lockstep one: the goroutines
+	// took turns one statement each.
+	Lockstep bool
 	// Scheduled says the explorer plays every scene under a schedule of
 	// the code's own points, drawn from the seed, so that the seed
 	// replays the same interleaving, not only the same scene.
@@ -66,6 +69,9 @@ func (f Failure) String() string {
 	}
 	fmt.Fprintf(&b, "Replay it: `%s`; see it whole, event by event: `%s`", f.Replay, f.Watch)
 	switch {
+	case f.Lockstep:
+		b.WriteString(" (the goroutines took turns, one statement each: look for a check and the act on it, in two statements, " +
+			"that two of them both passed before either acted)")
 	case f.Switch:
 		b.WriteString(" (where the switch held a visitor, the bug is in the gap before the next statement)")
 	case f.Fixed:
