@@ -26,8 +26,10 @@ import (
 // a fresh Redis and the shop's virtual clock: some pages warmed first, then
 // readers of many pages who arrive in bursts, one by one, or at the instant
 // a rebuild lands; queries of 0 to 50 ms that may fail; readers who leave
-// (a cancellation or a deadline) part way; pages that Redis loses at a
-// random moment (an expiry, or a restart that empties it). Each scene also
+// (a cancellation or a deadline) part way, and every reader's context
+// ended as soon as Page returns, as a server's request context is; pages
+// that Redis loses at a random moment (an expiry, or a restart that
+// empties it). Each scene also
 // stages one window that no hand-built check does, in turn:
 //
 //	focus 0: a reader's miss is answered just before its page's rebuild
@@ -744,9 +746,13 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 	for _, p := range sc.pages() {
 		x.byPage[events.PageOf(p)] = p
 	}
+	// Each reader's context also ends as soon as Page returns, as a
+	// server ends a request's: a rebuild left running on it dies then.
+	var hangUps []func()
 	for i, rd := range sc.Readers {
-		ctx, end, _ := explore.NewContext(i, rd.Deadline)
+		ctx, end, hangUp := explore.NewContext(i, rd.Deadline)
 		x.ctxs, x.ends = append(x.ctxs, ctx), append(x.ends, end)
+		hangUps = append(hangUps, hangUp)
 	}
 	s, err := newExploreScene(h, newShop, x)
 	if err != nil {
@@ -804,6 +810,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		x.logf("reader %d asks for event %d", i+1, rd.Page)
 		page, err := s.shop.Page(x.ctxs[i], rd.Page)
 		ctxErr := x.ctxs[i].Err()
+		hangUps[i]()
 		x.mu.Lock()
 		x.back[i], x.ctxErr[i] = x.now(), ctxErr
 		x.mu.Unlock()
