@@ -71,6 +71,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: rebuildPanicsInfo, Run: RebuildPanics},
 	{Info: skewedClockInfo, Run: SkewedClock},
 	{Info: ExploreInfo, Run: Explore},
+	{Info: switchesInfo, Run: Switches},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "state shared by the readers and the background rebuild read and written without a lock"}, Run: Busy},
 }

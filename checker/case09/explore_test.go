@@ -17,6 +17,7 @@ import (
 	rearly "stampede/checker/library/case09/right/early"
 	rlocalflight "stampede/checker/library/case09/right/localflight"
 	rrefresher "stampede/checker/library/case09/right/refresher"
+	rrefresheradd "stampede/checker/library/case09/right/refresheradd"
 	rversioned "stampede/checker/library/case09/right/versioned"
 	shipped "stampede/checker/library/case09/shipped"
 	"stampede/shop/catalog"
@@ -56,6 +57,7 @@ func TestExploreRight(t *testing.T) {
 		answer("checker/library/case09/right/localflight", mk(rlocalflight.New)),
 		answer("checker/library/case09/right/refresher", mk(rrefresher.New)),
 		answer("checker/library/case09/right/versioned", mk(rversioned.New)),
+		answer("checker/library/case09/right/refresheradd", mk(rrefresheradd.New)),
 	}
 	exploretest.Every(t, "../library", []int{9}, answers...)
 	exploretest.Prove(t, *exploreSeed, *exploreN, answers...)

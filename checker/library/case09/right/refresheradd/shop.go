@@ -1,55 +1,8 @@
-// Package case09 is case 9 of the stampede lab: serve stale while one
-// rebuilds.
-//
-// Read docs/09-serve-stale.md first. Then:
-//
-//	go run ./shop run 9     watch the readers wait at every expiry
-//	go run ./shop check 9   grade your fix
-//
-// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
-// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
-//
-// This is case 6's fleet with its lock done right: one rebuild for the
-// whole fleet, a token, an atomic release, a bounded wait. It is correct.
-// But every 30 s the bestseller list expires in Redis, and every reader of
-// that moment, on every instance, waits for the one rebuild. Keep the list
-// in Redis for 60 s (its physical expiry) and call it stale 30 s after it
-// was written (its logical expiry), on Redis's clock. A reader that finds
-// a value past its logical expiry serves it at once, and one rebuild for
-// the fleet runs in the background; only a reader that finds nothing waits.
-//
-// What the checker relies on:
-//   - Keep New's signature, Top's and Invalidate's.
-//   - Tell the time and wait only with the clock New is given (clk.Now and
-//     clk.Sleep), never with time.Now, time.Sleep, time.After or a ticker:
-//     the checker moves that clock by hand, and Redis's clock with it.
-//   - A visitor who found nothing and waited past its budget (a second or
-//     so, at most 10 s) gets a *TryAgain error.
-//   - Every key you write to Redis has a time to live, given in the same
-//     step; the lock's is more than a rebuild (0.2 s) and at most 10 s.
-//   - Invalidate is the write path: the shop calls it after the database
-//     has committed a change to the shelf. No visitor may be served the
-//     shelf's old list after it.
-//   - A visitor's context ends when the visitor leaves, and bounds the
-//     visitor's own round trips to Redis (a stale reader's lock attempt
-//     too): a client may honour deadlines (go-redis's
-//     ContextTimeoutEnabled).
-//   - Work that outlives its visitor (a rebuild in the background, a
-//     flight others wait for) has a deadline on the clock New is given
-//     (clock.WithTimeout), no longer than the lock that guards it and at
-//     most 10 s. With the database hung, no two queries of a shelf are
-//     open at once.
-//   - While the database fails, the fleet sends it at most one query a
-//     second per shelf, and stale values keep serving. With nothing to
-//     serve, it still queries at most once per 0.2 s (case 6's backoff).
-//   - A list the database gave is served even when Redis will not store
-//     it.
-//   - A value's age is Redis's to tell: the instances' clocks may disagree
-//     by tens of seconds. Read it from Redis with PTTL (or a key that
-//     expires); the checker moves Redis's times to live with the scene,
-//     not its TIME, and on a real server it answers a shop's PTTL in the
-//     scene's time (a script's PTTL is the server's).
-package case09
+// Package refresheradd is a known-right answer to case 9: the reference,
+// with an instance that lets one stale reader of a shelf at a time try the
+// fleet's lock, judging by the count its own Add returns (one step), so
+// that of two stale readers at once exactly one tries.
+package refresheradd
 
 import (
 	"context"
@@ -80,8 +33,13 @@ const (
 	keepFor = 60 * time.Second
 
 	// lockTTL bounds how long a holder that dies mid-rebuild blocks the
-	// fleet, and outlasts a healthy rebuild (0.2 s) by a wide margin.
+	// fleet. A live holder renews it while it reads (keepAlive), so a
+	// rebuild slower than lockTTL still lands.
 	lockTTL = 2 * time.Second
+	// queryTimeout bounds a rebuild: a query with no answer by then is
+	// hung (a slow one takes up to 5 s), and its lock had better expire
+	// for another reader to try.
+	queryTimeout = 6 * time.Second
 	// A reader that finds nothing polls for the holder's fill about every
 	// pollEvery, and past waitBudget answers "try again".
 	pollEvery  = 50 * time.Millisecond
@@ -95,11 +53,7 @@ type Shop struct {
 	rdb     *redis.Client
 	clock   clock.Clock
 	flights singleflight.Group // cold misses: one flight per shelf in this instance
-
-	// refreshers counts, per shelf, this instance's stale readers who are
-	// trying the lock or rebuilding: one at a time is enough, and the
-	// others serve the stale value without a round trip for the lock.
-	refreshers sync.Map // shelf -> *atomic.Int32
+	trying  sync.Map           // shelf -> *atomic.Int32: its stale readers trying the lock now
 }
 
 // New returns an instance of the shop in a fleet that shares the database
@@ -121,6 +75,12 @@ func (e *TryAgain) Error() string {
 
 // RetryAfter says when to try again.
 func (e *TryAgain) RetryAfter() time.Duration { return e.After }
+
+// comeBack is one visitor's "try again", with a delay drawn for it alone
+// (0.5 to 1.5 s). The visitors of a flight share its refusal: told one
+// delay, they would all come back at the same instant, the stampede again
+// a second later.
+func comeBack() *TryAgain { return &TryAgain{After: retryAfter/2 + mathrand.N(retryAfter)} }
 
 // stored is a shelf as the fleet keeps it in Redis.
 type stored struct {
@@ -161,12 +121,16 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		// hold a query and this goroutine for good. Its deadline bounds
 		// every wait for it, on this instance as the budget does on the
 		// others.
-		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+		fctx, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, queryTimeout)
 		defer cancel()
 		return s.fill(fctx, shelf)
 	})
 	select {
 	case r := <-flight:
+		var busy *TryAgain
+		if errors.As(r.Err, &busy) {
+			return nil, comeBack()
+		}
 		if r.Err != nil {
 			return nil, r.Err
 		}
@@ -181,24 +145,28 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 // serve. Taking the lock costs the reader one round trip to Redis, never
 // the rebuild.
 func (s *Shop) refresh(ctx context.Context, shelf string) {
-	n := s.refreshersOf(shelf)
-	n.Add(1)
-	if n.Load() > 1 {
-		n.Add(-1)
-		return // another reader of this instance is on it
+	// One stale reader of this instance at a time tries the lock: the
+	// others would only lose it, a round trip to Redis each.
+	n, _ := s.trying.LoadOrStore(shelf, new(atomic.Int32))
+	trying := n.(*atomic.Int32)
+	// The count this reader made is the one it judges by: one step, so
+	// that two readers at once cannot both see the other's.
+	defer trying.Add(-1)
+	if trying.Add(1) > 1 {
+		return // another reader of this instance is trying
 	}
 	token, won := s.lock(ctx, shelf)
 	if !won {
-		n.Add(-1)
-		return // another reader, on another instance, rebuilds
+		return // another reader, here or on another instance, rebuilds
 	}
 	// The rebuild must outlive this visitor, whose context ends when it
 	// leaves: it keeps the context's values and drops its end. It gets a
-	// deadline of its own, no longer than its lock, so that when the lock
-	// expires and another reader starts a rebuild, this one has given up.
-	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, lockTTL)
+	// deadline of its own, so that a hung database holds neither a query
+	// nor this goroutine for good; and it keeps its lock alive only while
+	// it reads (see rebuildLocked), so that when the lock expires and
+	// another reader starts a rebuild, this one has given up.
+	bg, cancel := clock.WithTimeout(context.WithoutCancel(ctx), s.clock, queryTimeout)
 	go func() {
-		defer n.Add(-1)
 		defer cancel()
 		// A failed or panicking rebuild is not fatal: the stale value keeps
 		// serving until its physical expiry. Nothing about the failure is
@@ -211,7 +179,7 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 				slog.ErrorContext(bg, "shop: a background rebuild panicked; the stale list serves on", "shelf", shelf, "panic", r)
 			}
 		}()
-		_, kept, err := s.rebuildLocked(bg, shelf)
+		_, kept, err := s.rebuildLocked(bg, shelf, token)
 		switch {
 		case err != nil:
 			slog.WarnContext(bg, "shop: a background rebuild failed; the stale list serves on, and the lock holds the fleet back until it expires",
@@ -222,15 +190,6 @@ func (s *Shop) refresh(ctx context.Context, shelf string) {
 	}()
 }
 
-// refreshersOf returns the shelf's count of refreshers on this instance.
-func (s *Shop) refreshersOf(shelf string) *atomic.Int32 {
-	if v, ok := s.refreshers.Load(shelf); ok {
-		return v.(*atomic.Int32)
-	}
-	v, _ := s.refreshers.LoadOrStore(shelf, new(atomic.Int32))
-	return v.(*atomic.Int32)
-}
-
 // fill is an instance's one flight for a missing shelf: it rebuilds if it
 // wins the lock, and otherwise waits for the holder's fill.
 func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
@@ -238,7 +197,10 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 	if !won {
 		return s.awaitFill(ctx, shelf)
 	}
-	books, _, err := s.rebuildLocked(ctx, shelf)
+	books, _, err := s.rebuildLocked(ctx, shelf, token)
+	if errors.Is(err, errLockLost) {
+		return nil, comeBack() // another instance rebuilds now
+	}
 	if err != nil {
 		// Kept until it expires, as on the stale path: the fleet's
 		// backoff. Let go now, and each cold reader's next flight would
@@ -254,13 +216,21 @@ func (s *Shop) fill(ctx context.Context, shelf string) ([]string, error) {
 // still the right list: the cold readers waiting for it get it, and the
 // background rebuild keeps its lock, so that the fleet does not read the
 // source on every stale read while Redis refuses.
-func (s *Shop) rebuildLocked(ctx context.Context, shelf string) (books []string, kept bool, err error) {
+func (s *Shop) rebuildLocked(ctx context.Context, shelf, token string) (books []string, kept bool, err error) {
 	// Second look: the holder before us may have written a fresh value and
 	// let go of the lock between our read and our SET NX.
 	if v, ok, err := s.shared(ctx, shelf); err == nil && ok && v.Fresh {
 		return v.Books, true, nil
 	}
-	books, err = s.db.Top(ctx, shelf)
+	// The query runs while the lock is ours, and no longer: keepAlive
+	// renews it, and ends work once it cannot tell the lock is still
+	// ours, so that this query never runs beside the next holder's.
+	work, stop := s.keepAlive(ctx, shelf, token)
+	defer stop()
+	books, err = s.db.Top(work, shelf)
+	if err != nil && ctx.Err() == nil && work.Err() != nil {
+		return nil, false, errLockLost
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -278,6 +248,47 @@ func (s *Shop) lock(ctx context.Context, shelf string) (string, bool) {
 	won, err := s.rdb.SetNX(ctx, lockKey(shelf), token, lockTTL).Result()
 	return token, err == nil && won
 }
+
+// errLockLost is a rebuild that stopped because its lock may have passed
+// to another instance.
+var errLockLost = errors.New("shop: the rebuild lock was lost while the query ran")
+
+// keepAlive renews the shelf's lock every third of lockTTL while the
+// holder works. It returns the context to work on, which ends with ctx,
+// when a renewal finds the lock taken by another instance, or when no
+// renewal has been confirmed for a whole lockTTL (the lock may have
+// expired); and stop, which ends the renewals and waits for them.
+func (s *Shop) keepAlive(ctx context.Context, shelf, token string) (work context.Context, stop func()) {
+	work, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		held := s.clock.Now().Add(lockTTL) // ours at least until then
+		for s.clock.Sleep(work, lockTTL/3) == nil {
+			sent := s.clock.Now()
+			rctx, stopWaiting := clock.WithTimeout(work, s.clock, held.Sub(sent))
+			ours, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
+			stopWaiting()
+			switch {
+			case err == nil && !ours:
+				return // taken over
+			case err == nil:
+				held = sent.Add(lockTTL)
+			case !s.clock.Now().Before(held):
+				return // no renewal landed in time: it may have expired
+			}
+		}
+	}()
+	return work, func() { cancel(); <-done }
+}
+
+// renew extends the lock only if it still holds our token, in one step.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
 
 // release deletes the lock only if it still holds our token, in one step.
 var release = redis.NewScript(`
@@ -302,7 +313,7 @@ func (s *Shop) awaitFill(ctx context.Context, shelf string) ([]string, error) {
 			return v.Books, err
 		}
 	}
-	return nil, &TryAgain{After: retryAfter}
+	return nil, comeBack()
 }
 
 // Invalidate is the write path's half: called after the database has
