@@ -51,6 +51,9 @@ var _ = register(10,
 	entry{dir: "wrong/racy", fails: []string{"race"}, maybe: map[string]string{
 		// Its unguarded map is written by every reader as it arrives.
 		"lease-coalesces": "readers on one instance at once may crash the program (concurrent map read and map write), or not (1 run in 3 seen in CI)",
+		// Its forty visitors refused together are on one instance too:
+		// the crash came once (a library run of 5 December).
+		"come-back": "readers on one instance at once may crash the program (concurrent map writes), or not",
 	}},
 	entry{dir: "wrong/seededtoken", fails: []string{"one-wait", "tokens", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
 	// Between a write's commands after its commit, and a Redis restart.
