@@ -135,6 +135,11 @@ var _ = register(8,
 	// check, which plays a switch at every step of two readers of one
 	// page, opens it; loadorstore is the same code with the two steps one.
 	entry{dir: "wrong/syncmap-load-store", fails: []string{"switches"}},
+	// The same gap with a map and a mutex.
+	entry{dir: "wrong/two-step-flights", fails: []string{"switches"}, maybe: map[string]string{
+		"explore": "scene 3's schedule opens the gap in some runs and not in others (3 of 4 runs failed it): " +
+			"what else runs at that instant is not all the seed's",
+	}},
 	// Visitors refused together are told different moments to come
 	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
 	// reference before.
