@@ -292,6 +292,11 @@ func (s *Schedule) stop() {
 		return
 	}
 	close(s.done)
+	s.letAll()
+}
+
+// letAll lets every goroutine held now go on.
+func (s *Schedule) letAll() {
 	s.mu.Lock()
 	s.collect()
 	s.endStretch()
@@ -317,15 +322,7 @@ func Loosen() (tighten func()) {
 		return func() {}
 	}
 	s.loose.Store(true)
-	s.mu.Lock()
-	s.collect()
-	s.endStretch()
-	waiting := s.waiting
-	s.waiting = nil
-	s.mu.Unlock()
-	for _, w := range waiting {
-		s.let(w)
-	}
+	s.letAll()
 	// A goroutine that passed its point's look just before the flag was
 	// set is held all the same; the driver's next Release lets it go.
 	return func() {
