@@ -137,7 +137,7 @@ var _ = register(8,
 	entry{dir: "wrong/syncmap-load-store", fails: []string{"switches"}},
 	// The same gap with a map and a mutex.
 	entry{dir: "wrong/two-step-flights", fails: []string{"switches"}, maybe: map[string]string{
-		"explore": "scene 3's schedule opens the gap in some runs and not in others (3 of 4 runs failed it): " +
+		"explore": "scene 3's schedule opens the gap in some runs and not in others (3 of 9 runs failed it): " +
 			"what else runs at that instant is not all the seed's",
 	}},
 	// Visitors refused together are told different moments to come
