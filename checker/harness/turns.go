@@ -61,12 +61,12 @@ func (h *H) holding() bool { return h.turns && point.Holding() }
 // scheduler's counts say the process is at rest, so that a release need
 // not wait for a snapshot of every goroutine's stack: with fifty visitors
 // a snapshot took most of each turn. The counts can call a goroutine that
-// waits inside the runtime for a garbage collection idle; a turn given
+// waits inside the runtime (for a garbage collection) idle; a turn given
 // then is one Go's scheduler could give too, so a right answer still
-// cannot fail by it, and such a wait is rare at rest: while a collection
-// marks, its workers run on the processors the process leaves idle, and
-// the counts see them running. Otherwise, or where the runtime has no
-// counts, it reports false and the caller takes the snapshot.
+// cannot fail by it. Before Quiet reports rest to its caller, who counts
+// or moves a clock on it, a snapshot must agree. Otherwise, or where the
+// runtime has no counts, it reports false and the caller takes the
+// snapshot.
 func (h *H) turnsIdle() bool {
 	if !h.turns && !h.counts {
 		return false
@@ -76,15 +76,17 @@ func (h *H) turnsIdle() bool {
 }
 
 // CountsDecideRest has the scheduler's counts, not a snapshot of every
-// goroutine's stack, decide whether the process is at rest in Quiet, until
-// the returned function is called. A driver calls it for a scene whose
-// every goroutine waits inside the process (the embedded Redis, reached
-// through an in-memory pipe, included): the counts call a goroutine that
-// waits for a reply from another process idle, which a snapshot does not.
-// A snapshot's cost grows with every goroutine the process holds, those
-// a right answer leaves parked for good included (a pool of workers per
-// shop, twenty for each of a check's hundred plays), and it is taken at
-// every release of a schedule point.
+// goroutine's stack, decide in Quiet when the next goroutine a schedule
+// point holds goes on, until the returned function is called; Quiet
+// still takes one snapshot before it reports rest (see turnsIdle). A
+// driver calls it for a scene whose every goroutine waits inside the
+// process (the embedded Redis, reached through an in-memory pipe,
+// included): the counts call a goroutine that waits for a reply from
+// another process idle, which a snapshot does not. A snapshot's cost
+// grows with every goroutine the process holds, those a right answer
+// leaves parked for good included (a pool of workers per shop, twenty
+// for each of a check's hundred plays), and without the counts one is
+// taken at every release.
 func (h *H) CountsDecideRest() (restore func()) {
 	was := h.counts
 	h.counts = true
