@@ -64,15 +64,31 @@ func (h *H) Quiet(ready func() bool) error {
 				// goes on now, and the process must come to rest again,
 				// looked for as at the start of a wait.
 				look, try = fresh(), -1
-			case !counted || allParked(buf):
+			case !counted:
 				return nil
-			default:
+			case allParked(buf):
 				// The caller is about to count or move a clock, and the
 				// counts call a goroutine that waits inside the runtime
 				// (a GC assist) idle: a snapshot must agree. With the
 				// counts alone, case 10's explorer once called a right
 				// answer deadlocked (scene 333, in a process of 100
 				// scenes; never when replayed alone).
+				//
+				// And the counts are approximate: they may have called
+				// the process idle while a goroutine was on its way to a
+				// schedule point, which it reached after the release
+				// above found none held. Held now, it is parked in this
+				// snapshot like the rest, and Quiet would report rest
+				// with it held: a scene that never moves again, called a
+				// deadlock (case 9's proof, right/refresheradd, scene 56
+				// of the batch from seed 101; never alone). Once every
+				// goroutine is parked, a goroutine at a point has told
+				// the schedule so, and this look sees it.
+				if !point.Release() {
+					return nil
+				}
+				look, try = fresh(), -1
+			default:
 				look.Looked(false)
 			}
 		}
