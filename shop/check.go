@@ -100,13 +100,18 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		} else {
 			fmt.Fprintf(stdout, "Case %d: %s (checking %s)\n\n", c.Number, c.Title, sub.show(target))
 		}
-		rep, err := grade.Grade(ctx, target, grade.Options{Root: root, NoRace: f.noRace, Repeat: f.repeat, Seed: f.seed})
+		opts := grade.Options{Root: root, NoRace: f.noRace, Repeat: f.repeat, Seed: f.seed}
+		var rep grade.Report
+		if f.json {
+			rep, err = grade.Grade(ctx, target, opts)
+		} else {
+			rep, err = gradePrinting(ctx, stdout, target, opts, f.verbose)
+		}
 		if err != nil {
 			return err
 		}
 		reps = append(reps, rep)
 		if !f.json {
-			printReport(stdout, rep, f.verbose)
 			fmt.Fprintln(stdout)
 		}
 	}

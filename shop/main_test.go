@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,7 +243,7 @@ func TestWatchRechecksOnSaveAndMovesOn(t *testing.T) {
 	w := watcher{
 		out:   &out,
 		cases: []check.Case{c1, c2},
-		grade: func(_ context.Context, c check.Case) (grade.Report, error) {
+		grade: func(_ context.Context, out io.Writer, c check.Case) (grade.Report, error) {
 			grades = append(grades, c.Number)
 			ok := passes[c.Number][0]
 			passes[c.Number] = passes[c.Number][1:]
@@ -250,7 +251,9 @@ func TestWatchRechecksOnSaveAndMovesOn(t *testing.T) {
 			if ok {
 				st = check.Pass
 			}
-			return grade.Report{Target: grade.Target{Case: c}, Results: []check.Result{{ID: "x", Name: "x", Status: st}}}, nil
+			rep := grade.Report{Target: grade.Target{Case: c}, Results: []check.Result{{ID: "x", Name: "x", Status: st}}}
+			printReport(out, rep, false)
+			return rep, nil
 		},
 		snapshot: func() (string, error) {
 			s := snaps[0]
@@ -275,7 +278,7 @@ func TestWatchStopsWithItsContext(t *testing.T) {
 	w := watcher{
 		out:   &bytes.Buffer{},
 		cases: []check.Case{{Number: 1}},
-		grade: func(context.Context, check.Case) (grade.Report, error) {
+		grade: func(context.Context, io.Writer, check.Case) (grade.Report, error) {
 			return grade.Report{Results: []check.Result{{Status: check.Fail}}}, nil
 		},
 		snapshot: func() (string, error) { return "same", nil },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -29,9 +30,36 @@ func printReport(w io.Writer, rep grade.Report, verbose bool) {
 		}
 		fmt.Fprintln(w)
 	}
-	skipped := 0
 	for _, r := range rep.Results {
 		printResult(w, r, verbose)
+	}
+	printClosing(w, rep)
+}
+
+// gradePrinting grades target as grade.Grade does and prints its report to
+// w as it goes: each PASS or FAIL line the moment the grader knows it (in
+// the case's order), so that the first lines show while the slower checks
+// still run, then the closing count.
+func gradePrinting(ctx context.Context, w io.Writer, target grade.Target, opts grade.Options, verbose bool) (grade.Report, error) {
+	opts.Decided = func(r check.Result) { printResult(w, r, verbose) }
+	rep, err := grade.Grade(ctx, target, opts)
+	switch {
+	case err != nil:
+	case rep.Build != nil:
+		printReport(w, rep, verbose) // no check ran: nothing is printed yet
+	default:
+		printClosing(w, rep)
+	}
+	return rep, err
+}
+
+// printClosing writes what follows a report's PASS and FAIL lines: the
+// counts, and what to do next. With the lines printed one by one as the
+// grader decides them (grade.Options.Decided), it is all that is left
+// once the grade is done.
+func printClosing(w io.Writer, rep grade.Report) {
+	skipped := 0
+	for _, r := range rep.Results {
 		if r.Status == check.Skip {
 			skipped++
 		}

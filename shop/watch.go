@@ -72,8 +72,8 @@ func watchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		stay:  *stay,
 		cases: cases,
 		clear: isTerminal(stdout),
-		grade: func(ctx context.Context, c check.Case) (grade.Report, error) {
-			return grade.Grade(ctx, grade.Student(c), grade.Options{Root: root, Repeat: defaultRepeat})
+		grade: func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error) {
+			return gradePrinting(ctx, out, grade.Student(c), grade.Options{Root: root, Repeat: defaultRepeat}, false)
 		},
 		snapshot: func() (string, error) { return snapshot(filepath.Join(root, "cases")) },
 		sleep:    sleepCtx,
@@ -109,11 +109,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // watcher checks a case each time a file under cases/ changes, and moves
 // on to the next case when one passes.
 type watcher struct {
-	out      io.Writer
-	stay     bool // keep checking the one case after it passes
-	cases    []check.Case
-	clear    bool
-	grade    func(context.Context, check.Case) (grade.Report, error)
+	out   io.Writer
+	stay  bool // keep checking the one case after it passes
+	cases []check.Case
+	clear bool
+	// grade grades a case and prints its report to out as it goes.
+	grade    func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error)
 	snapshot func() (string, error) // changes whenever a file under cases/ does
 	sleep    func(context.Context, time.Duration) error
 }
@@ -132,11 +133,10 @@ func (w watcher) run(ctx context.Context, i int) error {
 			fmt.Fprintln(w.out, strings.Repeat("-", 72))
 		}
 		fmt.Fprintf(w.out, "Watching cases/ (Ctrl-C to stop). Case %d: %s\n\n", c.Number, c.Title)
-		rep, err := w.grade(ctx, c)
+		rep, err := w.grade(ctx, w.out, c)
 		if err != nil {
 			return err
 		}
-		printReport(w.out, rep, false)
 		if statusOfReport(rep) == CasePass && !w.stay {
 			green.Fprintf(w.out, "\nCase %d solved.", c.Number)
 			if i+1 < len(w.cases) {

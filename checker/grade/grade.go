@@ -29,6 +29,14 @@ type Options struct {
 	// only theirs. (The race check still fails on a race seen in any of
 	// the runs made.)
 	Only func(check.Info) bool
+	// Decided, when set, is handed each check's result as soon as it is
+	// known and every check listed before it has been handed its own: in
+	// the case's order, one at a time, so that a report can be printed
+	// line by line while the later checks still run. The race check is
+	// known only once every run of every check is in, so it and the
+	// checks after it come at the end. The report holds the same results.
+	// It is not called for a target that does not compile.
+	Decided func(check.Result)
 
 	// trustImports skips the check of what the code imports. Only this
 	// package's tests set it, to prove what happens when code gets past it.
@@ -129,31 +137,31 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	// spend the hang bound finding it again: the checks not yet started
 	// are reported as not run instead.
 	var hung atomic.Bool
+	out := inOrder{checks: checks, runs: runs, left: make([]int, len(checks)), decided: opts.Decided}
+	for i := range checks {
+		out.left[i] = len(runs[i])
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				var r Run
 				if hung.Load() {
-					runs[j.i][j.k] = Run{NotRun: "not run: another check found code that never stops running (see above)"}
-					continue
+					r = Run{NotRun: "not run: another check found code that never stops running (see above)"}
+				} else {
+					r = w.run(ctx, checks[j.i], opts)
 				}
-				runs[j.i][j.k] = w.run(ctx, checks[j.i], opts)
-				if runs[j.i][j.k].Verdict.Hung {
+				if r.Verdict.Hung {
 					hung.Store(true)
 				}
+				out.done(j.i, j.k, r)
 			}
 		}()
 	}
-	// The explorers first: one run of theirs is the longest job of a
-	// grade, and started last it would end the grade alone.
-	for _, scenes := range []bool{true, false} {
-		for k := range repeat {
-			for i, in := range checks {
-				if in.Scenes == scenes && k < len(runs[i]) {
-					jobs <- job{i, k}
-				}
-			}
+	for _, i := range runOrder(checks) {
+		for k := range runs[i] {
+			jobs <- job{i, k}
 		}
 	}
 	close(jobs)
@@ -180,7 +188,67 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 			results[i] = w.raceResult(in, results[i], races, hidden, opts.NoRace)
 		}
 	}
+	out.finish(results)
 	return results
+}
+
+// runOrder returns the order in which the checks' runs are started: the
+// first check's, so that the report's first line is known within a run
+// of it; then the explorers', the longest runs of a grade, which started
+// last would end it alone; then the rest, in the case's order, so that
+// the lines that follow are known one after another.
+func runOrder(checks []check.Info) []int {
+	order := make([]int, 0, len(checks))
+	if len(checks) > 0 && !checks[0].Scenes {
+		order = append(order, 0)
+	}
+	for _, scenes := range []bool{true, false} {
+		for i, in := range checks {
+			if in.Scenes == scenes && (i > 0 || in.Scenes) {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// inOrder hands the checks' results to Options.Decided in the case's
+// order, each as soon as its runs are in and its predecessors' results
+// were handed on.
+type inOrder struct {
+	mu      sync.Mutex
+	checks  []check.Info
+	runs    [][]Run
+	left    []int // runs of each check still out
+	next    int   // the first check not handed on yet
+	decided func(check.Result)
+}
+
+// done records run k of check i.
+func (o *inOrder) done(i, k int, r Run) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.runs[i][k] = r
+	o.left[i]--
+	if o.decided == nil {
+		return
+	}
+	for o.next < len(o.checks) && o.left[o.next] == 0 && !o.checks[o.next].Race {
+		o.decided(fold(o.checks[o.next], o.runs[o.next]))
+		o.next++
+	}
+}
+
+// finish hands on the results not handed on yet, once every run is in.
+func (o *inOrder) finish(results []check.Result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.decided == nil {
+		return
+	}
+	for ; o.next < len(results); o.next++ {
+		o.decided(results[o.next])
+	}
 }
 
 // fold turns the runs of one check into its result: PASS when every run

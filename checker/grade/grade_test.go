@@ -271,6 +271,43 @@ func TestRunsNotStartedAreNoEvidence(t *testing.T) {
 	assert.Contains(t, got.Message, "passed 1 of 2 runs")
 }
 
+// The report's lines are handed on in the case's order, each once every
+// run of it and of the checks before it is in; the race check waits for
+// every run of every check.
+func TestResultsAreHandedOnInTheCasesOrder(t *testing.T) {
+	t.Parallel()
+	checks := []check.Info{{ID: "a"}, {ID: "b"}, {ID: "race", Race: true}, {ID: "explore", Scenes: true}}
+	runs := [][]Run{make([]Run, 2), make([]Run, 2), make([]Run, 2), make([]Run, 1)}
+	var got []string
+	o := inOrder{checks: checks, runs: runs, left: []int{2, 2, 2, 1}, decided: func(r check.Result) { got = append(got, r.ID) }}
+	pass := Run{Verdict: check.Passed("")}
+	o.done(1, 0, pass)
+	o.done(1, 1, pass)
+	assert.Empty(t, got, "b waits for a")
+	o.done(0, 0, pass)
+	assert.Empty(t, got, "a has a run out")
+	o.done(0, 1, Run{Verdict: check.Failed("", "no")})
+	assert.Equal(t, []string{"a", "b"}, got)
+	o.done(3, 0, pass)
+	o.done(2, 0, pass)
+	o.done(2, 1, pass)
+	assert.Equal(t, []string{"a", "b"}, got, "the race check waits for the end, and explore for it")
+	results := []check.Result{{ID: "a"}, {ID: "b"}, {ID: "race"}, {ID: "explore"}}
+	o.finish(results)
+	assert.Equal(t, []string{"a", "b", "race", "explore"}, got)
+}
+
+// The first check's runs start first, so that the report's first line
+// comes early; then the explorers', the longest; then the rest in order.
+func TestRunOrderStartsTheFirstLineThenTheExplorers(t *testing.T) {
+	t.Parallel()
+	checks := []check.Info{{ID: "a"}, {ID: "b"}, {ID: "switches", Scenes: true}, {ID: "c"}, {ID: "explore", Scenes: true}}
+	assert.Equal(t, []int{0, 2, 4, 1, 3}, runOrder(checks))
+	checks[0].Scenes = true
+	assert.Equal(t, []int{0, 2, 4, 1, 3}, runOrder(checks), "a first check that is an explorer is started with them")
+	assert.Empty(t, runOrder(nil))
+}
+
 func TestRaceIsNamedByItsTwoLines(t *testing.T) {
 	t.Parallel()
 	c, _ := checker.Find(1)
