@@ -255,7 +255,7 @@ func TestWatchRechecksOnSaveAndMovesOn(t *testing.T) {
 			printReport(out, rep, false)
 			return rep, nil
 		},
-		snapshot: func() (string, error) {
+		snapshot: func(check.Case) (string, error) {
 			s := snaps[0]
 			if len(snaps) > 1 {
 				snaps = snaps[1:]
@@ -281,7 +281,7 @@ func TestWatchStopsWithItsContext(t *testing.T) {
 		grade: func(context.Context, io.Writer, check.Case) (grade.Report, error) {
 			return grade.Report{Results: []check.Result{{Status: check.Fail}}}, nil
 		},
-		snapshot: func() (string, error) { return "same", nil },
+		snapshot: func(check.Case) (string, error) { return "same", nil },
 		sleep: func(ctx context.Context, d time.Duration) error {
 			cancel()
 			return sleepCtx(ctx, d)
@@ -291,7 +291,9 @@ func TestWatchStopsWithItsContext(t *testing.T) {
 }
 
 func TestSnapshotChangesWhenAFileIsSaved(t *testing.T) {
-	dir := t.TempDir()
+	cases := t.TempDir()
+	dir := filepath.Join(cases, "case01")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	file := filepath.Join(dir, "shop.go")
 	require.NoError(t, os.WriteFile(file, []byte("a"), 0o644))
 	before, err := snapshot(dir)
@@ -300,6 +302,15 @@ func TestSnapshotChangesWhenAFileIsSaved(t *testing.T) {
 	after, err := snapshot(dir)
 	require.NoError(t, err)
 	assert.NotEqual(t, before, after)
+
+	// watch looks at the watched case's folder only: a save in another
+	// case's cannot change its verdict.
+	other := filepath.Join(cases, "case02")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(other, "shop.go"), []byte("c"), 0o644))
+	again, err := snapshot(dir)
+	require.NoError(t, err)
+	assert.Equal(t, after, again)
 }
 
 func TestListShowsShippedCasesAsNotStarted(t *testing.T) {

@@ -75,7 +75,7 @@ func watchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		grade: func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error) {
 			return gradePrinting(ctx, out, grade.Student(c), grade.Options{Root: root, Repeat: defaultRepeat}, false)
 		},
-		snapshot: func() (string, error) { return snapshot(filepath.Join(root, "cases")) },
+		snapshot: func(c check.Case) (string, error) { return snapshot(filepath.Join(root, "cases", c.Dir())) },
 		sleep:    sleepCtx,
 	}
 	return w.run(ctx, start)
@@ -115,24 +115,27 @@ type watcher struct {
 	clear bool
 	// grade grades a case and prints its report to out as it goes.
 	grade    func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error)
-	snapshot func() (string, error) // changes whenever a file under cases/ does
+	// snapshot changes whenever a file of the case's folder does. A save
+	// anywhere else cannot change the case's verdict (a case may import
+	// no other case), so it is not checked again for one.
+	snapshot func(c check.Case) (string, error)
 	sleep    func(context.Context, time.Duration) error
 }
 
 // run watches from cases[i] on, until every case is solved or ctx ends.
 func (w watcher) run(ctx context.Context, i int) error {
 	for i < len(w.cases) {
-		before, err := w.snapshot()
+		c := w.cases[i]
+		before, err := w.snapshot(c)
 		if err != nil {
 			return err
 		}
-		c := w.cases[i]
 		if w.clear {
 			fmt.Fprint(w.out, "\x1b[H\x1b[2J")
 		} else {
 			fmt.Fprintln(w.out, strings.Repeat("-", 72))
 		}
-		fmt.Fprintf(w.out, "Watching cases/ (Ctrl-C to stop). Case %d: %s\n\n", c.Number, c.Title)
+		fmt.Fprintf(w.out, "Watching cases/%s (Ctrl-C to stop). Case %d: %s\n\n", c.Dir(), c.Number, c.Title)
 		rep, err := w.grade(ctx, w.out, c)
 		if err != nil {
 			return err
@@ -147,7 +150,7 @@ func (w watcher) run(ctx context.Context, i int) error {
 			continue
 		}
 		dim.Fprintf(w.out, "\nSave a file under cases/%s to check again.\n", c.Dir())
-		if err := w.waitForChange(ctx, before); err != nil {
+		if err := w.waitForChange(ctx, c, before); err != nil {
 			return err
 		}
 	}
@@ -155,13 +158,14 @@ func (w watcher) run(ctx context.Context, i int) error {
 	return nil
 }
 
-// waitForChange sleeps between looks until the snapshot differs from before.
-func (w watcher) waitForChange(ctx context.Context, before string) error {
+// waitForChange sleeps between looks until the snapshot of c's folder
+// differs from before.
+func (w watcher) waitForChange(ctx context.Context, c check.Case, before string) error {
 	for {
 		if err := w.sleep(ctx, pollEvery); err != nil {
 			return err
 		}
-		now, err := w.snapshot()
+		now, err := w.snapshot(c)
 		if err != nil {
 			return err
 		}
