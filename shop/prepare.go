@@ -35,8 +35,10 @@ const noRaceAdvice = "--no-race: quicker while you work, but the race check does
 // the implementations themselves: the checker, the harness, Redis for case
 // 6, and (with race) Go's race-enabled runtime. The grader would compile
 // them anyway on its first build, but silently; here `go build -v` names
-// each package as it is compiled, so a cold start says what it is doing,
-// and a warm one (nothing printed) costs well under a second.
+// each package as it is compiled, so a cold start says what it is doing.
+// A warm one costs a look at the lab's files: once the stamp (stamp.go)
+// says that nothing changed since go build last compiled them, go build is
+// not asked again.
 //
 // With race on a machine that cannot build with the race detector,
 // prepare says so on p and returns why, and compiles without it.
@@ -45,11 +47,17 @@ func prepare(ctx context.Context, root string, race bool, cases []check.Case, p 
 	for _, c := range cases {
 		pkgs = append(pkgs, "./checker/"+c.Dir())
 	}
+	if compiledAlready(ctx, root, race, pkgs) {
+		return "", nil
+	}
 	what := "compiling the lab with the race detector (first time only, about a minute on 2 cores)"
 	if !race {
 		what = "compiling the lab without the race detector (first time only)"
 	}
 	out, err := compileWithProgress(ctx, root, race, pkgs, what, p)
+	if err == nil && ctx.Err() == nil {
+		writeStamp(ctx, root, race, pkgs)
+	}
 	if err == nil || ctx.Err() != nil {
 		return "", ctx.Err()
 	}

@@ -114,7 +114,7 @@ type watcher struct {
 	cases []check.Case
 	clear bool
 	// grade grades a case and prints its report to out as it goes.
-	grade    func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error)
+	grade func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error)
 	// snapshot changes whenever a file of the case's folder does. A save
 	// anywhere else cannot change the case's verdict (a case may import
 	// no other case), so it is not checked again for one.
