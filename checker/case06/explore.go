@@ -446,6 +446,11 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		s.Watch(func(h point.Hold) { w.logf("%s", h.Describe(name)) })
 	}
 	defer f.Close()
+	if f.World.Embedded() {
+		// Every goroutine of the scene waits inside the process: the
+		// scheduler's counts can tell rest (harness.H.CountsDecideRest).
+		defer h.CountsDecideRest()()
+	}
 	untimedSeen := f.World.WatchTTLs(f.taps)
 	crowd = f.visit(len(sc.Visitors), func(ctx context.Context, i int) ([]string, error) {
 		v := sc.Visitors[i]

@@ -552,6 +552,11 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 		endScene()
 		s.Close()
 	}()
+	if wd.Embedded() {
+		// Every goroutine of the scene waits inside the process: the
+		// scheduler's counts can tell rest (harness.H.CountsDecideRest).
+		defer h.CountsDecideRest()()
+	}
 
 	// Every row starts at version 9, so that the first write makes it 10:
 	// "9" sorts after "10" as text.
