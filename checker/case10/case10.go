@@ -54,6 +54,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: secondLookInfo, Run: SecondLookLetsGo},
 	{Info: oneSlotInfo, Run: OneSlot},
 	{Info: ExploreInfo, Run: Explore},
+	{Info: switchesInfo, Run: Switches},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "an instance's own state (a counter, a map of leases) read and written without a lock"}, Run: Busy},
 }

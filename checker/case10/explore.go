@@ -949,7 +949,7 @@ func (w *xworld) fresh(book string) (harness.Outcome[int], error) {
 // earlier arrivals.
 func explorer(newShop NewShop) *explore.Explorer[xscene] {
 	return &explore.Explorer[xscene]{
-		Case: 10, Scenes: exploreScenes10, Points: true,
+		Case: 10, Scenes: exploreScenes10, Points: true, Fixed: fixedScenes10(),
 		Draw:    drawScene10,
 		Play:    func(h *harness.H, sc xscene, story bool) explore.Played { return playScene10(h, newShop, sc, story) },
 		Smaller: candidates10,
@@ -961,6 +961,47 @@ func explorer(newShop NewShop) *explore.Explorer[xscene] {
 // Explore plays exploreScenes10 scenes from the check's seed (or one of
 // its own) and fails on the first that breaks an invariant, shrunk.
 func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Check(h) }
+
+// fixedScenes10 are the small scenes the switches check plays under every
+// schedule with one switch between two of the shop's statements, and in
+// lockstep: two visitors of one instance miss one book at one instant,
+// so that whatever each draws or takes in two steps (a token counted up
+// and then read back, a flag looked at and then set) can be drawn or
+// taken by both. A write on another instance at 50 ms ends the lease of
+// the one whose read is still out, and the other takes the lease next.
+// If both drew one token, the first fill, which read the old row, finds
+// "its" lease held and stores the old price, and the second fill, finding
+// its lease gone, leaves it there.
+func fixedScenes10() []xscene {
+	book := catalog.Priced()[0]
+	row, _ := catalog.New().Peek(book)
+	reads := make([]xread, 4)
+	for k := range reads {
+		reads[k] = xread{Cost: 150 * xms}
+	}
+	return []xscene{{
+		Shops: 2, Books: []string{book}, Reads: map[string][]xread{book: reads},
+		Visitors: []xvisitor{
+			{Shop: 0, Book: book}, {Shop: 0, Book: book},
+			{Shop: 1, Book: book, At: 50 * xms, Price: row.Price + 100},
+		},
+	}}
+}
+
+// switchesInfo describes case 10's check of the fixed scenes.
+var switchesInfo = check.Info{
+	ID:     "switches",
+	Scenes: true,
+	Name: "a small scene keeps every invariant under every schedule with one switch between two of the shop's statements, " +
+		"and with the goroutines taking turns one statement each (two visitors of one instance miss one book at once; " +
+		"a write on another ends the lease of the one still reading)",
+	Catches: "a lease token counted up and read back in two steps (Add, then Load): two visitors at once draw one token, " +
+		"and the fill that read the old row is stored under the other's lease (wrong/token-add-load)",
+}
+
+// Switches plays the fixed scenes under every schedule with one switch
+// (see explore.Explorer.Fixed).
+func Switches(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Switches(h) }
 
 func candidates10(sc xscene) []xscene {
 	var out []xscene

@@ -31,23 +31,29 @@ package library
 // (textversion); stale-set fails that store. explore-oneversion refuses
 // the fill and serves the row it read, once: it passes. Every whole file
 // here was written before the outbox and has no Relay: each fails outbox.
+// switches' one scene (two visitors of one instance miss one book; a
+// write on another ends the lease of the one still reading) is a stale
+// set or a broken rule for every whole file that gets the races or the
+// lease wrong, in its first play; deletebefore and lease-before-commit
+// break one only under a switch. The patches of today's reference pass
+// it; token-add-load fails it by its own gap, under a switch.
 var _ = register(10,
-	entry{dir: "shipped", fails: []string{"one-wait", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore", "slow-read", "db-down", "hung-read", "outbox", "come-back"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
+	entry{dir: "shipped", fails: []string{"one-wait", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore", "slow-read", "db-down", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// The three races.
-	entry{dir: "wrong/deletebefore", fails: []string{"one-wait", "delete-after-commit", "invalidate-steps", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/setonwrite", fails: []string{"one-wait", "delete-not-set", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}, skips: []string{"conflict-budget"}},
-	entry{dir: "wrong/deleteafter", fails: []string{"one-wait", "stale-set", "invalidate-steps", "lease-coalesces", "explore", "slow-read", "writer-leaves", "db-down", "hung-read", "outbox", "come-back"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
+	entry{dir: "wrong/deletebefore", fails: []string{"one-wait", "delete-after-commit", "invalidate-steps", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "hung-read", "outbox", "come-back", "switches"}},
+	entry{dir: "wrong/setonwrite", fails: []string{"one-wait", "delete-not-set", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/deleteafter", fails: []string{"one-wait", "stale-set", "invalidate-steps", "lease-coalesces", "explore", "slow-read", "writer-leaves", "db-down", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"one-wait", "stale-set", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/keeplease", fails: []string{"one-wait", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}, skips: []string{"conflict-budget"}},
-	entry{dir: "wrong/sametoken", fails: []string{"one-wait", "slow-leader", "tokens", "let-go", "conflict-budget", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/losersquery", fails: []string{"one-wait", "lease-coalesces", "explore", "conflict-budget", "slow-read", "writer-leaves", "db-down", "let-go", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/nobound", fails: []string{"one-wait", "lease-coalesces", "slow-leader", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "hung-read", "writer-leaves", "db-down", "outbox", "come-back"}},
+	entry{dir: "wrong/keeplease", fails: []string{"one-wait", "stale-set", "invalidate-steps", "let-go", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/sametoken", fails: []string{"one-wait", "slow-leader", "tokens", "let-go", "conflict-budget", "second-look-lets-go", "explore", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back", "switches"}},
+	entry{dir: "wrong/losersquery", fails: []string{"one-wait", "lease-coalesces", "explore", "conflict-budget", "slow-read", "writer-leaves", "db-down", "let-go", "hung-read", "outbox", "come-back", "switches"}},
+	entry{dir: "wrong/nobound", fails: []string{"one-wait", "lease-coalesces", "slow-leader", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "hung-read", "writer-leaves", "db-down", "outbox", "come-back", "switches"}},
 	// Versions, delays and times to live.
-	entry{dir: "wrong/textversion", fails: []string{"one-wait", "delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "restart", "explore", "let-go", "slow-read", "writer-leaves", "db-down", "hung-read", "outbox", "come-back"}, skips: []string{"conflict-budget", "second-look-lets-go"}},
-	entry{dir: "wrong/doubledelete", fails: []string{"one-wait", "stale-set", "invalidate-steps", "lease-coalesces", "explore", "slow-read", "db-down", "hung-read", "outbox", "come-back"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
-	entry{dir: "wrong/nottl", fails: []string{"one-wait", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/expirelater", fails: []string{"one-wait", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
+	entry{dir: "wrong/textversion", fails: []string{"one-wait", "delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "restart", "explore", "let-go", "slow-read", "writer-leaves", "db-down", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"conflict-budget", "second-look-lets-go"}},
+	entry{dir: "wrong/doubledelete", fails: []string{"one-wait", "stale-set", "invalidate-steps", "lease-coalesces", "explore", "slow-read", "db-down", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
+	entry{dir: "wrong/nottl", fails: []string{"one-wait", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back", "switches"}},
+	entry{dir: "wrong/expirelater", fails: []string{"one-wait", "ttl", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back", "switches"}},
 	entry{dir: "wrong/racy", fails: []string{"race"}, maybe: map[string]string{
 		// Its unguarded map is written by every reader as it arrives.
 		"lease-coalesces": "readers on one instance at once may crash the program (concurrent map read and map write), or not (1 run in 3 seen in CI)",
@@ -64,7 +70,7 @@ var _ = register(10,
 	// scene's goroutines at once, and in none under its schedule points;
 	// the checks named catch them in every run.
 	entry{dir: "wrong/two-dels-price-first", fails: []string{"one-wait", "invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
-	entry{dir: "wrong/lease-before-commit", fails: []string{"one-wait", "invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go", "explore", "slow-read", "hung-read", "outbox", "come-back"}},
+	entry{dir: "wrong/lease-before-commit", fails: []string{"one-wait", "invalidate-steps", "let-go", "conflict-budget", "second-look-lets-go", "explore", "slow-read", "hung-read", "outbox", "come-back", "switches"}},
 	entry{dir: "wrong/evalsha-startup-load", fails: []string{"one-wait", "restart", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
 	entry{dir: "wrong/evalsha-one-script", fails: []string{"one-wait", "restart", "let-go", "conflict-budget", "writer-leaves", "hung-read", "slow-read", "db-down", "outbox", "come-back"}},
 	entry{dir: "wrong/evalsha-reload-once", fails: []string{"one-wait", "restart", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
@@ -173,6 +179,11 @@ var _ = register(10,
 	entry{dir: "wrong/explore-localcopy", fails: []string{"one-wait", "restart", "explore", "let-go", "conflict-budget", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
 	entry{dir: "wrong/explore-oneversion", fails: []string{"one-wait", "explore", "let-go", "writer-leaves", "db-down", "hung-read", "outbox", "come-back"}, skips: []string{"second-look-lets-go"}},
 	entry{dir: "wrong/explore-deadlineread", fails: []string{"one-wait", "explore", "let-go", "conflict-budget", "second-look-lets-go", "slow-read", "writer-leaves", "hung-read", "outbox", "come-back"}},
+	// A lease token added to and read back in two steps, drawn by each
+	// visitor: two at once draw one token, in a gap only a schedule opens
+	// (switches plays it). Its other failures are those of its time: it
+	// was written (blind) before the outbox and the faults' checks.
+	entry{dir: "wrong/token-add-load", fails: []string{"one-wait", "come-back", "writer-leaves", "outbox", "slow-read", "hung-read", "db-down", "switches"}},
 	// Visitors refused together are told different moments to come
 	// back (issue 25: a jittered Retry-After); retry-after-fixed is the
 	// reference before.

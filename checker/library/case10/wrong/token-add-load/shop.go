@@ -1,42 +1,20 @@
-// Package case10 is case 10 of the stampede lab: the stale set.
+// Package tokenaddload is a known-wrong answer to case 10, written by a
+// helper who never read the checker (kept as an escape, c10-token-add-load,
+// until switches caught it):
+// the delete after the commit, leases ended by that delete, and fills
+// checked against the lease's token in one script, all right; but each
+// visitor draws its own lease token as the instance's random prefix and a
+// count, added to and read back in two steps (newToken). Two visitors of
+// one instance at once can both add before either reads, and get one
+// token. The first takes the lease and reads the old row; a write ends
+// its lease; the second takes the lease anew under the same token; the
+// first fill finds that token in the lease and stores the old price, and
+// the second fill, its lease gone, leaves it there for its time to live.
+// Only two statements apart, the gap needs a schedule: switches plays it.
 //
-// Read docs/10-stale-set.md first. Then:
-//
-//	go run ./shop run 10     watch three races leave an old price in Redis
-//	go run ./shop check 10   grade your fix
-//
-// Both run on an embedded Redis (miniredis). To use a real Redis or Valkey
-// server, add --redis redis://localhost:6379/0 to either, or set REDIS_URL.
-//
-// Until now the cache only had to spare the database. This shop also
-// writes: SetPrice changes a book's price in the database, and Price reads
-// it through Redis (cache-aside). A cache that is wrong after a write stays
-// wrong for a whole time to live. As shipped, the write path deletes the
-// key before its transaction commits and sets the new price after it, and
-// a slow read can put the old price back either way. Make every write end
-// with the committed price or nothing in Redis, whatever the reads are
-// doing: delete after the commit, and give each miss a lease in Redis that
-// the delete ends, so that a fill whose lease was ended is refused.
-//
-// What the checker relies on:
-//   - Keep New's signature, Price's and SetPrice's. Prices are in cents.
-//   - Wait only on the clock New is given (clk.Sleep and clk.Now), never
-//     with time.Sleep, time.After or a ticker: the checker moves that clock
-//     by hand, and moves Redis's clock with it.
-//   - A visitor who has waited past its budget (a second or so, at most
-//     10 s) for another instance's fill returns an error, and so does one
-//     whose fills keep being refused: the budget holds on every path.
-//   - A filler that gives up (its read failed, or its visitor left) lets
-//     its lease go at once, so that the next visitor need not wait it out.
-//   - Every key you write to Redis has a time to live, given in the same
-//     step (one command, one script, or MULTI/EXEC); a lease's is more than
-//     a read and at most 10 s, a price's at most a minute.
-//   - Pass a script's keys in KEYS, and use the everyday commands (GET,
-//     SET, DEL, EVAL, ...): on a real server the checker puts every key
-//     under a namespace of its own.
-//   - A command, script or MULTI that names several keys names keys of one
-//     hash slot, as Redis Cluster requires: give them one hash tag.
-package case10
+// Written before the outbox and the faults of the later checks, it also
+// has no Relay, polls once per visitor, and gives its read no deadline.
+package tokenaddload
 
 import (
 	"context"
