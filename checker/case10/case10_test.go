@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	revalshareload "stampede/checker/library/case10/right/evalsha-reload"
 	rfencing "stampede/checker/library/case10/right/fencing"
@@ -34,7 +35,7 @@ func TestCents(t *testing.T) {
 // as a string.
 func TestScenesStartAtVersionNine(t *testing.T) {
 	h := harness.New(context.Background(), "stampede/solutions/case10", harness.DefaultBound)
-	s, err := newScene(h, nil, 0, holdCalls(), holdCalls(1))
+	s, err := newScene(h, nil, 0, fleet.HoldCalls(), fleet.HoldCalls(1))
 	require.NoError(t, err)
 	defer s.Close()
 	assert.Equal(t, int64(9), s.Truth().Version)

@@ -39,7 +39,7 @@ const (
 // on another instance comes; then the write commits and returns. A visitor
 // after that must get the new price. It catches a delete before the commit.
 func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls(1))
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -93,7 +93,7 @@ func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
 // shop-2's write commits and finishes; then shop-1 goes on. It catches a
 // write path that sets the new price in Redis instead of deleting it.
 func DeleteNotSet(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls(1))
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -163,7 +163,7 @@ func StaleSet(h *harness.H, newShop NewShop) check.Verdict {
 // staleSet is one scene of StaleSet. It reports false once the reader
 // sends fewer than k commands after its query.
 func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err), false
 	}
@@ -225,7 +225,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 // token that is the same for every filler, and a fill that checks only
 // that a lease exists.
 func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(1, 2), holdCalls())
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(1, 2), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -292,8 +292,8 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 // no bound.
 func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 	const perInstance = 5
-	reads := holdEvery()
-	s, err := newScene(h, newShop, 3, reads, holdCalls())
+	reads := fleet.HoldEvery()
+	s, err := newScene(h, newShop, 3, reads, fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -345,7 +345,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 // seconds of the shops' clock, with the price (it took over once the lease
 // expired) or with an error.
 func deadFiller(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -395,7 +395,7 @@ var comeBackInfo = check.Info{ID: "come-back", Name: "visitors refused together 
 // per instance or (the grader plays it in two processes and compares
 // their delays: fleet.ComeBackApart) per process.
 func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -433,7 +433,7 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 // minute. It catches a price or a lease stored with no time to live, or
 // given one by a second command, and a price that lives too long.
 func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls(1))
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls(1))
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -503,7 +503,7 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 // the race detector sees every access to the shops' state.
 func Busy(h *harness.H, newShop NewShop) check.Verdict {
 	books := catalog.Priced()[:3]
-	s, err := newScene(h, newShop, 3, holdCalls(), holdCalls())
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}

@@ -544,7 +544,7 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	w := &xworld{sc: sc, story: story, counts: map[string]int{}}
-	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true}, reads: holdCalls(), commits: holdCalls(), newShop: newShop}
+	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true}, reads: fleet.HoldCalls(), commits: fleet.HoldCalls(), newShop: newShop}
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(w.readHook), catalog.WithCommitHook(w.commitHook))
 	w.s = s
 	sceneCtx, endScene := context.WithCancel(h.Context())

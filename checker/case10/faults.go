@@ -125,15 +125,15 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
 func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
-	reads := holdCalls(1)
+	reads := fleet.HoldCalls(1)
 	if how == leaseThenFails {
-		reads = holdCalls()
+		reads = fleet.HoldCalls()
 	}
 	if how == readFails {
-		reads = holdCalls()
-		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
+		reads = fleet.HoldCalls()
+		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 	}
-	s, err := newScene(h, newShop, 2, reads, holdCalls())
+	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -256,14 +256,14 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 // it was and with the time to live it had (the shops' clock has not
 // moved meanwhile).
 func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
-	reads := holdCalls(1, 2)
+	reads := fleet.HoldCalls(1, 2)
 	gaveUp := "shop-1's visitor left"
 	if how == readFails {
 		// The first read to get past its gate is shop-1's: it fails.
-		reads.then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
+		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 		gaveUp = "shop-1's read failed (" + errDown.Error() + ")"
 	}
-	s, err := newScene(h, newShop, 2, reads, holdCalls())
+	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -375,7 +375,7 @@ func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 // write returned must get the new price. It catches the delete after the
 // commit sent on the writer's own context.
 func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -388,7 +388,7 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return v
 	}
 	var leave atomic.Pointer[context.CancelFunc]
-	s.commits.then = func(context.Context, string) error {
+	s.commits.Then = func(context.Context, string) error {
 		if cancel := leave.Load(); cancel != nil {
 			(*cancel)() // the client hangs up; the transaction commits all the same
 		}
@@ -428,8 +428,8 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 // clock. It catches a refused fill that reads again without looking at the
 // budget, and a budget that starts again with every try.
 func ConflictBudget(h *harness.H, newShop NewShop) check.Verdict {
-	reads := holdCalls()
-	s, err := newScene(h, newShop, 2, reads, holdCalls())
+	reads := fleet.HoldCalls()
+	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -439,7 +439,7 @@ func ConflictBudget(h *harness.H, newShop NewShop) check.Verdict {
 	var over atomic.Bool // set once shop-1's visitor is back: no more writes
 	// Set before any visitor comes, so every read sees it.
 	slow := fleet.Slow(s.Clock, rebuild)
-	reads.then = func(ctx context.Context, b string) error {
+	reads.Then = func(ctx context.Context, b string) error {
 		if err := slow(ctx, b); err != nil {
 			return err
 		}
@@ -528,7 +528,7 @@ var secondLookInfo = check.Info{
 // within a healthy read. A shop that takes no lease with a SET NX or a
 // script, or leaves nothing behind, is not staged (SKIP or PASS).
 func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}

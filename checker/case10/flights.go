@@ -84,7 +84,7 @@ func OneWait(h *harness.H, newShop NewShop) check.Verdict {
 // aloneCommands counts the commands naming the book that shop-2 sends for
 // its one visitor while shop-1 holds the lease for holdFill.
 func aloneCommands(h *harness.H, newShop NewShop) (int, check.Verdict) {
-	s, err := newScene(h, newShop, 2, holdEvery(), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldEvery(), fleet.HoldCalls())
 	if err != nil {
 		return 0, fleet.Unreachable(err)
 	}
@@ -137,7 +137,7 @@ func (s *scene) holdFiller(n int) (*harness.Crowd[int], check.Verdict) {
 func crowdCommands(h *harness.H, newShop NewShop, alone int) (string, check.Verdict) {
 	// The first read, shop-1's fill of the book, is held; the others, such
 	// as another book's, go through at once.
-	s, err := newScene(h, newShop, 3, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return "", fleet.Unreachable(err)
 	}
@@ -228,7 +228,7 @@ func crowdCommands(h *harness.H, newShop NewShop, alone int) (string, check.Verd
 // moment after it came: it waits at least a read's time (the explorer's
 // bound on any wait that ends in "try again").
 func lateJoiner(h *harness.H, newShop NewShop) (string, check.Verdict) {
-	s, err := newScene(h, newShop, 2, holdEvery(), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldEvery(), fleet.HoldCalls())
 	if err != nil {
 		return "", fleet.Unreachable(err)
 	}
@@ -263,7 +263,7 @@ func lateJoiner(h *harness.H, newShop NewShop) (string, check.Verdict) {
 // the first leaves. The others still wait for that read: it must not be
 // given up and done again, and they must get the price.
 func fillerLeaves(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 1, holdEvery(), holdCalls())
+	s, err := newScene(h, newShop, 1, fleet.HoldEvery(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -305,7 +305,7 @@ func fillerLeaves(h *harness.H, newShop NewShop) check.Verdict {
 // lease let go) is held; a visitor who comes meanwhile must get the price,
 // not the abandoned wait's error.
 func rejoinAfterLeave(h *harness.H, newShop NewShop) (string, check.Verdict) {
-	s, err := newScene(h, newShop, 1, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 1, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return "", fleet.Unreachable(err)
 	}

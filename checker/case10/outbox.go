@@ -181,7 +181,7 @@ func (s *scene) awaitOutbox(r *relays, within time.Duration) (bool, check.Verdic
 // idleRelay is the first scene of Outbox: one instance's relay with
 // nothing to send, for idleFor, and then told to stop.
 func idleRelay(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 1, holdCalls(), holdCalls())
+	s, err := newScene(h, newShop, 1, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -229,7 +229,7 @@ const (
 
 // writerCutOff is one scene of Outbox.
 func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -269,7 +269,7 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 	defer call(&resume)
 	defer call(&unstall)
 	var armed, cut atomic.Bool
-	s.commits.then = func(context.Context, string) error {
+	s.commits.Then = func(context.Context, string) error {
 		if !armed.CompareAndSwap(false, true) {
 			return nil
 		}
@@ -433,7 +433,7 @@ func call(f *atomic.Pointer[func()]) {
 // write that, its own delete sent, marks its book's other outbox rows
 // sent too: a delete sent before a commit does not stand for it.
 func laterWriterCutOff(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -449,7 +449,7 @@ func laterWriterCutOff(h *harness.H, newShop NewShop) check.Verdict {
 	var held atomic.Bool
 	var resume atomic.Pointer[func()]
 	defer call(&resume)
-	s.commits.then = func(context.Context, string) error {
+	s.commits.Then = func(context.Context, string) error {
 		switch commits.Add(1) {
 		case 1:
 			s.taps[0].Note(func(c fleet.Command) {

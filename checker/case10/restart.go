@@ -37,7 +37,7 @@ const restarts = 2
 // on NOSCRIPT, in any one of the shop's scripts, and a fallback that works
 // only once.
 func Restart(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newSceneOn(h, "", newShop, 3, holdCalls(), holdCalls())
+	s, err := newSceneOn(h, "", newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}

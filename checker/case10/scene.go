@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,8 +45,8 @@ const (
 type scene struct {
 	fleet.Stage
 	db      *catalog.DB
-	reads   *gates
-	commits *gates
+	reads   *fleet.RowGates
+	commits *fleet.RowGates
 	newShop NewShop
 	shops   []Shop
 	taps    []*fleet.Tap
@@ -57,13 +56,13 @@ type scene struct {
 // newScene starts n instances in a fresh world. The book's row is first
 // written until its version is 9, with no gate armed, so that the scene's
 // first write makes it 10: a version compared as text puts "9" after "10".
-func newScene(h *harness.H, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
+func newScene(h *harness.H, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
 	return newSceneOn(h, fleet.ServerURL(), newShop, n, reads, commits)
 }
 
 // newSceneOn is newScene on the server at url, or on a fresh embedded
 // miniredis when url is empty.
-func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
+func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
 	// An exact clock: a shop's timers that fall due a few milliseconds
 	// apart (a keepalive's tick, a read's deadline) wake in their order,
 	// never together, so no verdict rests on which of two runs first.
@@ -71,14 +70,14 @@ func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits
 }
 
 // newSceneClock is newSceneOn with the shops' clock clk.
-func newSceneClock(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, n int, reads, commits *gates) (*scene, error) {
+func newSceneClock(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
 	w, err := fleet.Open(h.Context(), url)
 	if err != nil {
 		return nil, err
 	}
 	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: clk}, reads: reads, commits: commits, newShop: newShop}
-	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(reads.hook), catalog.WithCommitHook(commits.hook))
-	commits.off.Store(true)
+	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(reads.Hook), catalog.WithCommitHook(commits.Hook))
+	commits.Off.Store(true)
 	for {
 		row, _ := s.db.Peek(book)
 		if row.Version >= 9 {
@@ -93,7 +92,7 @@ func newSceneClock(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, 
 	for _, inv := range s.db.Unsent() {
 		_ = s.db.MarkSent(h.Context(), inv.ID)
 	}
-	commits.off.Store(false)
+	commits.Off.Store(false)
 	for range n {
 		s.add()
 	}
@@ -258,78 +257,6 @@ func (s *scene) Fresh() (harness.Outcome[int], error) {
 		return harness.Outcome[int]{}, err
 	}
 	return c.Outcomes()[0], nil
-}
-
-// gates hold the database's row reads or writes, by their order, until the
-// checker opens them, or fail them.
-type gates struct {
-	off   atomic.Bool // set while the scene prepares: nothing is held or counted
-	mu    sync.Mutex
-	n     int
-	nth   map[int]*harness.Gate // holds the n-th call (from 1)
-	every *harness.Gate         // when set, holds every call
-	all   []*harness.Gate
-	// then, when set, runs in every call once its gate is open; its error
-	// is the call's: one of checker/fleet's query faults, or a scene's own
-	// hook. Set it before any visitor comes.
-	then catalog.RowHook
-}
-
-// holdEvery holds every call at one gate.
-func holdEvery() *gates {
-	g := harness.NewGate()
-	return &gates{nth: map[int]*harness.Gate{}, every: g, all: []*harness.Gate{g}}
-}
-
-// holdCalls holds the calls numbered n (from 1), each at its own gate, and lets
-// the others through.
-func holdCalls(n ...int) *gates {
-	gs := &gates{nth: map[int]*harness.Gate{}}
-	for _, i := range n {
-		g := harness.NewGate()
-		gs.nth[i] = g
-		gs.all = append(gs.all, g)
-	}
-	return gs
-}
-
-// Gate returns the gate of the n-th call.
-func (g *gates) Gate(n int) *harness.Gate { return g.nth[n] }
-
-// Calls returns how many calls have arrived.
-func (g *gates) Calls() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.n
-}
-
-func (g *gates) hook(ctx context.Context, _ string) error {
-	if g.off.Load() {
-		return nil
-	}
-	g.mu.Lock()
-	g.n++
-	gate := g.nth[g.n]
-	if g.every != nil {
-		gate = g.every
-	}
-	g.mu.Unlock()
-	if gate != nil {
-		if err := gate.Wait(ctx); err != nil {
-			return err
-		}
-	}
-	if g.then != nil {
-		return g.then(ctx, book)
-	}
-	return nil
-}
-
-// OpenAll opens every gate.
-func (g *gates) OpenAll() {
-	for _, gate := range g.all {
-		gate.Open()
-	}
 }
 
 // stuckVerdict fails a check whose visitors never finished.

@@ -40,7 +40,7 @@ var oneSlotInfo = check.Info{
 // DEL. A shop that never names two keys at
 // once, and passes every key in KEYS, passes.
 func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(2), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(2), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}

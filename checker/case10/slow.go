@@ -141,12 +141,12 @@ func slowScene(h *harness.H, newShop NewShop) (*scene, *harness.Crowd[int], chec
 // slowSceneLeased is slowScene with every read taking d, and says
 // whether shop-1's visitor left a key in Redis (a lease) before its read.
 func slowSceneLeased(h *harness.H, newShop NewShop, d time.Duration) (*scene, *harness.Crowd[int], bool, check.Verdict) {
-	reads := holdCalls()
-	s, err := newScene(h, newShop, 3, reads, holdCalls())
+	reads := fleet.HoldCalls()
+	s, err := newScene(h, newShop, 3, reads, fleet.HoldCalls())
 	if err != nil {
 		return nil, nil, false, fleet.Unreachable(err)
 	}
-	reads.then = catalog.RowHook(fleet.Slow(s.Clock, d)) // before any visitor comes
+	reads.Then = catalog.RowHook(fleet.Slow(s.Clock, d)) // before any visitor comes
 	r1 := s.Read(0)
 	if err := s.Settle(); err != nil {
 		s.Close()
@@ -374,18 +374,18 @@ func slowOvertaken(h *harness.H, newShop NewShop) check.Verdict {
 // it), a backoff each instance keeps in its own memory (its reads grow
 // with the instances), and a backoff longer than the outage.
 func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
-	reads := holdCalls()
+	reads := fleet.HoldCalls()
 	// A clock with a grain: the polls of 120 visitors due within a tick
 	// of each other wake together, not one move of the clock each. The
 	// verdict is a count over 2 s with room on both sides, and rests on
 	// no two timers' order.
-	s, err := newSceneClock(h, fleet.ServerURL(), fleet.NewClock(), newShop, downShops, reads, holdCalls())
+	s, err := newSceneClock(h, fleet.ServerURL(), fleet.NewClock(), newShop, downShops, reads, fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
 	var up atomic.Bool
-	reads.then = func(context.Context, string) error { // before any visitor comes
+	reads.Then = func(context.Context, string) error { // before any visitor comes
 		if up.Load() {
 			return nil
 		}
@@ -456,7 +456,7 @@ func downVerdict(err error, who string) check.Verdict {
 // must read the row and get the price. It catches a lease kept alive for
 // as long as the read lasts, with no bound on the read.
 func HungRead(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}

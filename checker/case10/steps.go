@@ -53,7 +53,7 @@ func InvalidateSteps(h *harness.H, newShop NewShop) check.Verdict {
 // false once the write sends fewer than k commands after its commit (that
 // scene let it finish before the fill).
 func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Verdict, bool) {
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls(1))
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls(1))
 	if err != nil {
 		return fleet.Unreachable(err), false
 	}

@@ -41,7 +41,7 @@ func Tokens(h *harness.H, newShop NewShop) check.Verdict {
 // Redis that shop-1 made while its read was held.
 func drawToken(h *harness.H, newShop NewShop) ([]string, check.Verdict) {
 	ctx := h.Context()
-	s, err := newScene(h, newShop, 2, holdCalls(1), holdCalls())
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
 		return nil, fleet.Unreachable(err)
 	}
