@@ -230,6 +230,14 @@ type Tap struct {
 	// inFlight counts the commands and pipelines sent and not yet
 	// answered, answered those answered (see InFlight).
 	inFlight, answered atomic.Int64
+
+	// conns are the connections the client has opened (subscriptions.go);
+	// cut, while a Cut is in force, is closed by its reconnect: a new
+	// connection waits on it. received counts the subscribed connections'
+	// reads that brought data (Received).
+	conns    []*tapConn
+	cut      chan struct{}
+	received atomic.Int64
 }
 
 // Stage has fn called twice for each single command (not one of a
@@ -374,7 +382,8 @@ func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
 func (t *Tap) HoldUntilDone(match func(Command) bool) *Hold { return t.arm(match, true) }
 
 // Disarm releases the hold armed last, if any: the command it holds goes
-// on, and one it has not caught yet is not held.
+// on, and one it has not caught yet is not held. It ends a Cut too: the
+// connections it holds are let through.
 func (t *Tap) Disarm() {
 	t.mu.Lock()
 	h := t.last
@@ -383,6 +392,7 @@ func (t *Tap) Disarm() {
 	if h != nil {
 		h.Release()
 	}
+	t.reconnectAll()
 }
 
 // Log returns the commands sent so far.
@@ -391,9 +401,6 @@ func (t *Tap) Log() []Command {
 	defer t.mu.Unlock()
 	return slices.Clone(t.log)
 }
-
-// DialHook implements redis.Hook.
-func (t *Tap) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 // ProcessHook implements redis.Hook.
 func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {

@@ -1,0 +1,165 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// An instance's subscriptions, as the tap sees them: every connection its
+// client opens goes through the tap (DialHook), which notes the ones that
+// subscribe. A scene can cut them (Cut), as a network blip or a server
+// that drops a slow subscriber would, and can tell when a message reached
+// the instance (Received).
+
+// DialHook implements redis.Hook: each connection the instance's client
+// opens goes through the tap. While a Cut is in force, a new connection
+// waits until the cut's reconnect, or its context, ends.
+func (t *Tap) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		t.mu.Lock()
+		cut := t.cut
+		t.mu.Unlock()
+		if cut != nil {
+			select {
+			case <-cut:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		c, err := next(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &tapConn{Conn: c, t: t}
+		t.mu.Lock()
+		t.conns = append(t.conns, tc)
+		t.mu.Unlock()
+		return tc, nil
+	}
+}
+
+// Cut closes every connection on which the instance has subscribed, and
+// holds every connection it opens from then on until reconnect is called
+// (or the scene's Close, through Disarm). A message published meanwhile
+// never reaches the instance: Redis's pub/sub delivers to whoever is
+// subscribed at that moment, and to nobody later. go-redis's PubSub dials
+// again at once and subscribes anew once let through; its
+// *redis.Subscription message says so to a reader of
+// ChannelWithSubscriptions. Cut reports how many connections it closed.
+func (t *Tap) Cut() (closed int, reconnect func()) {
+	gate := make(chan struct{})
+	t.mu.Lock()
+	if t.cut == nil {
+		t.cut = gate
+	} else {
+		gate = t.cut
+	}
+	var subs []*tapConn
+	kept := t.conns[:0]
+	for _, c := range t.conns {
+		if c.subscribed.Load() {
+			subs = append(subs, c)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	t.conns = kept
+	t.mu.Unlock()
+	for _, c := range subs {
+		_ = c.Close()
+	}
+	var once sync.Once
+	return len(subs), func() {
+		once.Do(func() {
+			t.mu.Lock()
+			if t.cut == gate {
+				t.cut = nil
+			}
+			t.mu.Unlock()
+			close(gate)
+		})
+	}
+}
+
+// Subscriptions returns how many of the instance's open connections have
+// subscribed.
+func (t *Tap) Subscriptions() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, c := range t.conns {
+		if c.subscribed.Load() && !c.closed.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// Received returns how many reads that brought data the instance's
+// subscribed connections have made: it goes up once a published message
+// (or a subscription's confirmation) has reached the instance's client,
+// whatever the shop then does with it.
+func (t *Tap) Received() int64 { return t.received.Load() }
+
+// reconnectAll lets go any connection a Cut holds; for Disarm.
+func (t *Tap) reconnectAll() {
+	t.mu.Lock()
+	cut := t.cut
+	t.cut = nil
+	t.mu.Unlock()
+	if cut != nil {
+		close(cut)
+	}
+}
+
+// tapConn is one connection of an instance's client.
+type tapConn struct {
+	net.Conn
+	t          *Tap
+	subscribed atomic.Bool // it has sent a SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE
+	closed     atomic.Bool
+}
+
+func (c *tapConn) Write(b []byte) (int, error) {
+	if !c.subscribed.Load() && subscribes(b) {
+		c.subscribed.Store(true)
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *tapConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.subscribed.Load() {
+		c.t.received.Add(1)
+	}
+	return n, err
+}
+
+func (c *tapConn) Close() error {
+	c.closed.Store(true)
+	return c.Conn.Close()
+}
+
+// subscribes reports whether b, bytes a client writes, holds a command
+// that subscribes: its name is a bulk string of its own in RESP
+// ("$9\r\nsubscribe\r\n").
+func subscribes(b []byte) bool {
+	low := bytes.ToLower(b)
+	for _, name := range []string{"$9\r\nsubscribe\r\n", "$10\r\npsubscribe\r\n", "$10\r\nssubscribe\r\n"} {
+		if bytes.Contains(low, []byte(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Channel returns the name a scene's shops use for a pub/sub channel: name
+// itself on the embedded server, and under the World's namespace on a
+// real one, where checks running side by side share the server's
+// channels.
+func (w *World) Channel(name string) string { return w.ns + name }
