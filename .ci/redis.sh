@@ -90,7 +90,7 @@ say "$(redis-server --version | cut -d' ' -f1-3) on $url (pid $pid)"
 
 # The Redis cases, written from the registry (go test ./checker -run
 # TestGeneratedTexts -update): the cases whose Case says Redis.
-redis_cases=(6 8 9 10)
+redis_cases=(6 8 9 10 11)
 failed=()
 # Built as make test builds the tests, so that nothing is compiled again.
 flags=(-race -trimpath)

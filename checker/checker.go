@@ -14,6 +14,7 @@ import (
 	"stampede/checker/case08"
 	"stampede/checker/case09"
 	"stampede/checker/case10"
+	"stampede/checker/case11"
 	"stampede/checker/check"
 )
 
@@ -30,6 +31,7 @@ func Cases() []check.Case {
 		case08.Case,
 		case09.Case,
 		case10.Case,
+		case11.Case,
 	}
 }
 

@@ -1,0 +1,509 @@
+package case11
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+)
+
+// maxSteps is how many of a write's commands after its commit WriteSteps
+// stops it before, one scene each.
+const maxSteps = 6
+
+// burst is how many visitors of one instance miss at once in OneRead and
+// hit at once in LocalHits.
+const burst = 20
+
+// Invalidate checks that once a write has returned and its message has
+// reached the fleet, no instance serves the old price. Three instances
+// each hold a copy of the old price; shop-1 writes; then a visitor of each
+// asks. It catches copies with a time to live and nothing else (the
+// shipped code), a write that publishes nothing or on another channel, a
+// message the instances cannot read, and an instance that drops only the
+// copy of the writer.
+func Invalidate(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	if v := s.Warm(0, 1, 2); !v.Pass {
+		return v
+	}
+	since := len(s.taps[0].Log())
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v
+	}
+	return s.Served("three instances with a copy, a write on one", all(3), func(stale []string) string {
+		msg := fmt.Sprintf("after shop-1's write of %s had returned, %s still served the old price from memory. ",
+			cents(newPrice), strings.Join(stale, ", "))
+		switch {
+		case s.Subscribed() == 0:
+			msg += "No instance was subscribed to the channel New is given: Listen must subscribe, and drop the copies each message makes old. "
+		case s.Published(0, since) == "nothing":
+			msg += "The write published nothing on the channel New is given: after its commit and its tombstone, announce the book and its new version. "
+		default:
+			msg += fmt.Sprintf("The write published %s, and %d instances were subscribed; an instance must drop its copy of the book on that message. ",
+				s.Published(0, since), s.Subscribed())
+		}
+		return msg + "A copy that only expires serves the old price for the rest of its time to live, each instance for a time of its own."
+	})
+}
+
+// WriteSteps checks that a visitor who comes in the middle of a write
+// leaves no old copy behind it. The write is stopped before its commit,
+// and then before each of its Redis commands after the commit in turn
+// (one scene each); meanwhile a visitor of an instance with no copy asks
+// (Redis still holds the old price); then the write finishes. It catches
+// a message (or a drop of the copies) sent before the commit, or before
+// the tombstone, when a copy filled after it is stored regardless.
+func WriteSteps(h *harness.H, newShop NewShop) check.Verdict {
+	for k := 0; k <= maxSteps; k++ {
+		v, more := writeStep(h, newShop, k)
+		if !v.Pass || !more {
+			return v
+		}
+	}
+	return check.Passed(fmt.Sprintf("a visitor before the commit and before each of the write's first %d commands after it", maxSteps))
+}
+
+// writeStep is one scene of WriteSteps: k is 0 for a visitor before the
+// commit, else the write's command after the commit the visitor comes
+// before. It reports false once the write sends fewer than k commands.
+func writeStep(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls(1))
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	if v := s.Warm(2); !v.Pass { // Redis holds the old price; shop-2 has no copy
+		return v, false
+	}
+	m := s.Mark()
+	since := len(s.taps[0].Log())
+	w := s.Write(0, newPrice)
+	if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's write, before its commit, was"), false
+	}
+	where := "before its commit"
+	var stop *fleet.Hold
+	if k > 0 {
+		stop = s.taps[0].Hold(nthSent(k))
+		defer stop.Release()
+		s.commits.Gate(1).Open()
+		if err := s.Drive(func() bool { return stop.Reached() || w.Done() }, patience); err != nil {
+			return waitVerdict(err, "shop-1's write was"), false
+		}
+		if !stop.Reached() {
+			return check.Passed(fmt.Sprintf("a visitor before the commit and before each of the write's %s after it", count(k-1, "command"))), false
+		}
+		where = fmt.Sprintf("before its command %d after the commit (%s)", k, fleet.Shorten(stop.Held()))
+	}
+	r := s.Read(1)
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, during the write, was"), false
+	}
+	if v := gotOne(r, "shop-2's visitor, during the write", oldPrice, newPrice); !v.Pass {
+		return v, false
+	}
+	s.commits.Gate(1).Open()
+	if stop != nil {
+		stop.Release()
+	}
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was"), false
+	}
+	if v := wrote(w, "shop-1's write"); !v.Pass {
+		return v, false
+	}
+	if v := s.Delivered(m); !v.Pass {
+		return v, false
+	}
+	v := s.Served("a visitor in the middle of a write: "+where, []int{1}, func([]string) string {
+		return fmt.Sprintf("shop-1's write was stopped %s, and shop-2's visitor came meanwhile, found no copy, and "+
+			"read %s from Redis. Then the write finished (it sent %s) and its message reached shop-2; yet a visitor "+
+			"of shop-2 after that still got %s, from its copy. A message sent before the write's commit, or "+
+			"before its tombstone in Redis, comes too early: a copy filled after it from the old row, or from "+
+			"Redis's old price, is not dropped by it. Publish after both, with the row's new version, and let "+
+			"no copy below an announced version be stored.",
+			where, cents(oldPrice), s.sentAfter(0, since), cents(oldPrice))
+	})
+	return v, v.Pass
+}
+
+// Crossing checks that a fill that read the old price before a write's
+// message does not store it after. Shop-2's visitor misses its copy; its
+// fetch is held once Redis has answered its first command (Redis holds
+// the old price), or, in the second scene, once the database has read the
+// row (Redis empty); meanwhile shop-1 writes, and its message reaches
+// shop-2; then the fetch goes on. A visitor of shop-2 after that must get
+// the new price. It catches a fill stored whatever came meanwhile: a copy
+// with no version or generation, or one compared only with the copy the
+// message dropped.
+func Crossing(h *harness.H, newShop NewShop) check.Verdict {
+	var played []string
+	for _, fromRedis := range []bool{true, false} {
+		v, ok := crossing(h, newShop, fromRedis)
+		if !v.Pass {
+			return v
+		}
+		if ok {
+			played = append(played, v.Figure)
+		}
+	}
+	if len(played) == 0 {
+		return check.Skipped("shop-2's fetch was never held: it sent Redis no command that names a key, and never read the row")
+	}
+	return check.Passed(strings.Join(played, "; "))
+}
+
+// crossing is one scene of Crossing; ok is false when the fetch was never
+// held there.
+func crossing(h *harness.H, newShop NewShop, fromRedis bool) (v check.Verdict, ok bool) {
+	reads := fleet.HoldCalls()
+	if !fromRedis {
+		reads = fleet.HoldCalls(1)
+	}
+	s, err := newScene(h, newShop, 3, reads, fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	where := "the database read the row"
+	if fromRedis {
+		where = "Redis answered (it held the old price)"
+		if v := s.Warm(2); !v.Pass {
+			return v, false
+		}
+		s.answers[1].arm()
+	}
+	r := s.Read(1)
+	held := func() bool {
+		if fromRedis {
+			return s.answers[1].reached.Load()
+		}
+		return reads.Calls() > 0
+	}
+	if err := s.Drive(func() bool { return held() || r.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if !held() {
+		return check.Passed(""), false
+	}
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v, false
+	}
+	s.answers[1].release()
+	reads.OpenAll()
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if v := gotOne(r, "shop-2's visitor whose fetch the write crossed", oldPrice, newPrice); !v.Pass {
+		return v, false
+	}
+	figure := "a fetch held after " + where + ", a write meanwhile"
+	return s.Served(figure, []int{1}, func([]string) string {
+		return fmt.Sprintf("shop-2's visitor missed its copy; its fetch was held once %s. Meanwhile shop-1's write "+
+			"of %s committed, returned, and its message reached shop-2, which had nothing to drop yet. Then the "+
+			"fetch went on and stored %s in shop-2's memory, and a visitor after it got the old price. A fill "+
+			"must not store what it read before a message about its book: keep the newest version each message "+
+			"announced, and store a copy only if it is not older (or count the messages, and store only if none "+
+			"came while the fill ran).", where, cents(newPrice), cents(oldPrice))
+	}), true
+}
+
+// Reconnect checks that an instance whose subscription was cut forgets
+// what it holds when it subscribes again. Shop-2 holds a copy; its
+// subscription is cut, and every connection it opens is held; shop-1
+// writes, and its message reaches nobody there; then shop-2 connects
+// again. In the second scene shop-2's fetch is also under way across the
+// cut (held once Redis answered it). A visitor of shop-2 after that must
+// get the new price. It catches a Listen that reads only messages (go-redis
+// subscribes again by itself, and says so only with a *Subscription on
+// ChannelWithSubscriptions), and a forget that lets a fetch begun before
+// it store what it read.
+func Reconnect(h *harness.H, newShop NewShop) check.Verdict {
+	var played []string
+	for _, inFlight := range []bool{false, true} {
+		v, ok := reconnect(h, newShop, inFlight)
+		if !v.Pass {
+			return v
+		}
+		if ok {
+			played = append(played, v.Figure)
+		}
+	}
+	if len(played) == 0 {
+		return check.Skipped("shop-2 had no subscription to cut: Listen never subscribed (see invalidate)")
+	}
+	return check.Passed(strings.Join(played, "; "))
+}
+
+// reconnect is one scene of Reconnect; ok is false when shop-2 had no
+// subscription, or its fetch was never held.
+func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, bool) {
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	var r *harness.Crowd[int]
+	what := "shop-2 held a copy of the old price"
+	if inFlight {
+		what = "shop-2's visitor's fetch had its answer from Redis (the old price) and was held"
+		if v := s.Warm(2); !v.Pass {
+			return v, false
+		}
+		s.answers[1].arm()
+		r = s.Read(1)
+		if err := s.Drive(func() bool { return s.answers[1].reached.Load() || r.Done() }, patience); err != nil {
+			return waitVerdict(err, "shop-2's visitor was"), false
+		}
+		if !s.answers[1].reached.Load() {
+			return check.Passed(""), false
+		}
+	} else if v := s.Warm(0, 1, 2); !v.Pass {
+		return v, false
+	}
+	closed, again := s.taps[1].Cut()
+	defer again()
+	if closed == 0 {
+		return check.Passed(""), false
+	}
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err), false
+	}
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v, false
+	}
+	m := s.Mark()
+	again()
+	if v := s.Delivered(m); !v.Pass { // the new subscription's confirmation
+		return v, false
+	}
+	if inFlight {
+		s.answers[1].release()
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, "shop-2's visitor was"), false
+		}
+		if v := gotOne(r, "shop-2's visitor whose fetch crossed the cut", oldPrice, newPrice); !v.Pass {
+			return v, false
+		}
+	}
+	figure := "a subscription cut during a write"
+	if inFlight {
+		figure = "a subscription cut during a write and a fetch"
+	}
+	return s.Served(figure, []int{1}, func([]string) string {
+		msg := fmt.Sprintf("%s when its subscription was cut. Shop-1's write of %s was published while shop-2 was "+
+			"not subscribed, so its message never reached shop-2 (pub/sub keeps nothing for a subscriber that is "+
+			"away). Then shop-2 subscribed again (go-redis does it by itself), and a visitor of shop-2 after that "+
+			"got the old price. ", what, cents(newPrice))
+		if inFlight {
+			return msg + "The subscription's new start must also refuse what a fetch begun before it read: count " +
+				"the subscription's starts, and store a fill only if none came while it ran."
+		}
+		return msg + "An instance cannot know what it missed while it was away: when its subscription starts " +
+			"again (a *redis.Subscription on ChannelWithSubscriptions), drop every copy."
+	}), true
+}
+
+// LocalTTL checks that a copy lives at most 10 s, message or not. Shop-1
+// holds a copy; the row changes and Redis's key is deleted, with no
+// message (a fix made by hand, or a message lost); a visitor comes every
+// second for 10 s; then, 10 s after the copy was filled, one more. It must
+// get the new price. It catches a copy with no time to live, one longer
+// than 10 s (the shipped code's 30 s), and one whose time to live starts
+// again at each hit.
+func LocalTTL(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 1, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	filled := s.Clock.Now()
+	if v := s.Warm(0); !v.Pass {
+		return v
+	}
+	if _, err := s.db.SetPrice(h.Context(), book, newPrice); err != nil {
+		return check.Failed("", "the checker could not change the row: "+err.Error())
+	}
+	if err := s.World.DeleteAll(h.Context()); err != nil {
+		return fleet.Unreachable(err)
+	}
+	for s.Clock.Now().Sub(filled) < maxLocal-time.Second {
+		if err := s.Elapse(time.Second); err != nil {
+			return stuckVerdict(err)
+		}
+		r := s.Read(0)
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, "shop-1's visitor was")
+		}
+		if v := gotOne(r, "shop-1's visitor", oldPrice, newPrice); !v.Pass {
+			return v
+		}
+	}
+	if err := s.Elapse(maxLocal - s.Clock.Now().Sub(filled) + time.Millisecond); err != nil {
+		return stuckVerdict(err)
+	}
+	return s.Served("a change with no message, a visitor a second", []int{0}, func([]string) string {
+		return fmt.Sprintf("the row changed to %s with no message (as after a message lost), and a visitor came "+
+			"every second; %.0f s after shop-1 filled its copy, a visitor still got %s from it. A copy must live at "+
+			"most %.0f s, and its time counts from its fill, not from its last hit: that bound is all that limits "+
+			"what a lost message costs.", cents(newPrice), maxLocal.Seconds(), cents(oldPrice), maxLocal.Seconds())
+	})
+}
+
+// LocalHits checks that a visitor served from the instance's copy sends
+// Redis nothing. Shop-1 holds a copy; 20 visitors ask at once. It catches
+// a copy that is checked against Redis on every hit (a GET of a version,
+// an EXISTS, a TTL), which spares Redis nothing.
+func LocalHits(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 1, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	if v := s.Warm(0); !v.Pass {
+		return v
+	}
+	since := len(s.taps[0].Log())
+	r := s.Reads(0, burst)
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitors were")
+	}
+	if v := gotOne(r, "a visitor of shop-1", oldPrice); !v.Pass {
+		return v
+	}
+	sent := s.sent(0, since)
+	figure := fmt.Sprintf("%d visitors with a copy in memory: %s to Redis", burst, count(len(sent), "command"))
+	if len(sent) > 0 {
+		return check.Failed(figure, fmt.Sprintf("shop-1 held a copy of the price, and %d visitors asking for it sent Redis %s (%s). "+
+			"A hit on the copy must cost no round trip: that is what the copy is for. Serve it from memory, "+
+			"and leave keeping it right to the messages and its time to live.", burst, count(len(sent), "command"), s.sentAfter(0, since)))
+	}
+	return check.Passed(figure)
+}
+
+// OneRead checks that the visitors of one instance who miss one book at
+// once share one fetch: 20 visitors of shop-1, with no copy, ask at once,
+// the first command (or read of the row) held until every one has come.
+// Redis holds the price in the first scene (one read of Redis, at most),
+// and nothing in the second (one read of the row). It catches a near
+// cache with no flight: every visitor of a miss goes to Redis, and on a
+// cold Redis to the database.
+func OneRead(h *harness.H, newShop NewShop) check.Verdict {
+	var figures []string
+	for _, warm := range []bool{true, false} {
+		v := oneRead(h, newShop, warm)
+		if !v.Pass {
+			return v
+		}
+		figures = append(figures, v.Figure)
+	}
+	return check.Passed(strings.Join(figures, "; "))
+}
+
+func oneRead(h *harness.H, newShop NewShop, warm bool) check.Verdict {
+	reads := fleet.HoldEvery()
+	if warm {
+		reads = fleet.HoldCalls()
+	}
+	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	if warm {
+		if v := s.Warm(1); !v.Pass {
+			return v
+		}
+	}
+	since := len(s.taps[0].Log())
+	rowsBefore := s.db.RowReads(book)
+	var stop *fleet.Hold
+	if warm {
+		stop = s.taps[0].Hold(func(c fleet.Command) bool { return len(c.Keys) > 0 })
+		defer stop.Release()
+	}
+	r := s.Reads(0, burst)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if warm {
+		stop.Release()
+	} else {
+		reads.OpenAll()
+	}
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitors were")
+	}
+	if v := gotOne(r, "a visitor of shop-1", oldPrice); !v.Pass {
+		return v
+	}
+	if warm {
+		n := 0
+		for _, c := range s.sent(0, since) {
+			if fleet.ReadOnly(c.Name) && len(c.Keys) > 0 {
+				n++
+			}
+		}
+		figure := fmt.Sprintf("%d visitors missing one book, Redis warm: %s of Redis", burst, count(n, "read"))
+		if n > 1 {
+			return check.Failed(figure, fmt.Sprintf("%d visitors of shop-1 missed its copy at once, and shop-1 read Redis %d times "+
+				"for them (%s). Its visitors of one book should share one fetch (a flight, as in cases 1 to 6): "+
+				"otherwise every miss of a hot key is a round trip to Redis, once per visitor.", burst, n, s.sentAfter(0, since)))
+		}
+		return check.Passed(figure)
+	}
+	n := s.db.RowReads(book) - rowsBefore
+	figure := fmt.Sprintf("%d visitors missing one book, Redis empty: %s of the row", burst, count(n, "read"))
+	if n > 1 {
+		return check.Failed(figure, fmt.Sprintf("%d visitors of shop-1 missed at once with Redis empty, and shop-1 read the row %d times. "+
+			"Its visitors of one book should share one fetch (a flight): one read of Redis, and on a miss one read of the row.", burst, n))
+	}
+	return check.Passed(figure)
+}
+
+// sentAfter lists the commands instance i sent from place since in its
+// log, for a message.
+func (s *scene) sentAfter(i, since int) string {
+	var sent []string
+	for _, c := range s.sent(i, since) {
+		sent = append(sent, fleet.Shorten(c.String()))
+	}
+	if len(sent) == 0 {
+		return "nothing"
+	}
+	return strings.Join(sent, " | ")
+}
+
+// sent returns the commands instance i sent from place since in its log,
+// but those go-redis sends on a new connection of its own (HELLO).
+func (s *scene) sent(i, since int) []fleet.Command {
+	var out []fleet.Command
+	for _, c := range s.taps[i].Log()[since:] {
+		if c.Name != "hello" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// nthSent matches the k-th command (from 1) an instance sends from now on,
+// counting every command but HELLO: a PUBLISH names no key, yet it is one
+// of the write's steps.
+func nthSent(k int) func(fleet.Command) bool {
+	seen := 0
+	return func(c fleet.Command) bool {
+		if c.Name == "hello" {
+			return false
+		}
+		seen++
+		return seen == k
+	}
+}

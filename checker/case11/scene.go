@@ -1,0 +1,428 @@
+package case11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"stampede/checker/check"
+	"stampede/checker/fleet"
+	"stampede/checker/harness"
+	"stampede/shop/catalog"
+	"stampede/shop/clock"
+)
+
+// Shop is what case 11 asks of a shop instance: a read path and a write
+// path for a book's price, in cents, and the loop that keeps the
+// instance's copy in step, which the server runs until its ctx ends.
+type Shop interface {
+	Price(ctx context.Context, book string) (int, error)
+	SetPrice(ctx context.Context, book string, price int) error
+	Listen(ctx context.Context) error
+}
+
+// NewShop makes one instance of a case 11 shop.
+type NewShop func(db *catalog.DB, rdb *redis.Client, clk clock.Clock, channel string) Shop
+
+// book is the row every scene reads and writes, and its prices: the one
+// before any write, and the ones the scenes' writes set.
+const (
+	book     = "The Night Library"
+	oldPrice = 1299
+	newPrice = 1499
+)
+
+// The scenes' sizes and bounds.
+const (
+	// patience is how far the checker moves the shops' clock for a wait
+	// that should end by itself.
+	patience = 30 * time.Second
+	// maxLocal is the longest an instance may keep its copy, message or
+	// not: the contract's bound on what a lost message costs.
+	maxLocal = 10 * time.Second
+	// channelName is the channel the scenes give the shops (under the
+	// World's namespace on a real server).
+	channelName = "prices"
+)
+
+// scene is one check's world: shop instances sharing one database, one
+// Redis, one channel and the checker's clock, each with its Listen
+// running, and gates on the database's row reads and commits.
+type scene struct {
+	fleet.Stage
+	db      *catalog.DB
+	reads   *fleet.RowGates
+	commits *fleet.RowGates
+	newShop NewShop
+	channel string
+	shops   []Shop
+	taps    []*fleet.Tap
+	// answers, by instance: an armed hold on the next answered command
+	// that names a key (holdAnswer).
+	answers []*answerHold
+	crowds  []*harness.Crowd[int]
+	// listens are the instances' Listen calls; listening ends them.
+	listens   []*harness.Crowd[int]
+	listening context.Context
+	stop      context.CancelFunc
+}
+
+// newScene starts n instances, each listening, in a fresh world, and lets
+// them settle, so that each has subscribed (if it does) before the scene's
+// first visitor.
+func newScene(h *harness.H, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
+	w, err := fleet.Open(h.Context(), fleet.ServerURL())
+	if err != nil {
+		return nil, err
+	}
+	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: reads, commits: commits,
+		newShop: newShop, channel: w.Channel(channelName)}
+	s.listening, s.stop = context.WithCancel(h.Context())
+	s.db = newDB(s)
+	for range n {
+		s.add()
+	}
+	if err := s.Settle(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// newDB returns a scene's database: a read of a row takes the shop's 0.2 s
+// on the scene's clock, through the scene's gates.
+func newDB(s *scene) *catalog.DB {
+	return catalog.New(catalog.WithCost(catalog.QueryCost), catalog.WithClock(s.Clock),
+		catalog.WithReadHook(s.reads.Hook), catalog.WithCommitHook(s.commits.Hook))
+}
+
+// add starts one more instance, listening, and returns its index.
+func (s *scene) add() int {
+	t := fleet.NewTap(s.Clock.Now)
+	a := &answerHold{}
+	t.Stage(a.stage)
+	s.taps = append(s.taps, t)
+	s.answers = append(s.answers, a)
+	shop := s.newShop(s.db, s.World.Client(t), s.Clock, s.channel)
+	s.shops = append(s.shops, shop)
+	s.listens = append(s.listens, harness.Visit(s.H, 1, func(ctx context.Context, _ int) (int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.listening, cancel)()
+		return 0, shop.Listen(ctx)
+	}))
+	return len(s.shops) - 1
+}
+
+// Close opens every gate and hold, ends every Listen, lets the visitors
+// still inside the shops finish, and closes the world.
+func (s *scene) Close() {
+	s.reads.OpenAll()
+	s.commits.OpenAll()
+	for i, t := range s.taps {
+		t.Disarm()
+		s.answers[i].release()
+	}
+	s.stop()
+	_ = s.Drive(func() bool { return fleet.AllDone(s.crowds) && fleet.AllDone(s.listens) }, patience)
+	s.World.Close()
+}
+
+// Read starts one visitor of instance i asking for the book's price.
+func (s *scene) Read(i int) *harness.Crowd[int] { return s.Reads(i, 1) }
+
+// Reads starts n visitors of instance i asking for the book's price.
+func (s *scene) Reads(i, n int) *harness.Crowd[int] {
+	shop := s.shops[i]
+	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
+}
+
+// Write starts one visitor of instance i setting the book's price.
+func (s *scene) Write(i, price int) *harness.Crowd[int] {
+	shop := s.shops[i]
+	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, book, price) })
+}
+
+// visit starts a crowd and waits until every visitor has started.
+func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Crowd[int] {
+	var started atomic.Int64
+	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) {
+		started.Add(1)
+		return fn(ctx)
+	})
+	s.crowds = append(s.crowds, c)
+	for started.Load() < int64(n) {
+		runtime.Gosched()
+	}
+	return c
+}
+
+// Warm sends one visitor to each of the instances named, one after the
+// other, so that each holds a copy of the old price, and checks what they
+// got.
+func (s *scene) Warm(instances ...int) check.Verdict {
+	for _, i := range instances {
+		r := s.Read(i)
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, fmt.Sprintf("shop-%d's first visitor was", i+1))
+		}
+		if v := gotOne(r, fmt.Sprintf("shop-%d's first visitor", i+1), oldPrice); !v.Pass {
+			return v
+		}
+	}
+	return check.Passed("")
+}
+
+// WriteDone has instance i set the book's price, drives the scene until
+// the write returns, and waits until its message, if it sent one, has
+// reached every instance subscribed (see Delivered). The verdict fails
+// when the write did not return, or returned an error.
+func (s *scene) WriteDone(i, price int) check.Verdict {
+	who := fmt.Sprintf("shop-%d's write", i+1)
+	m := s.Mark()
+	w := s.Write(i, price)
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, who+" was")
+	}
+	if v := wrote(w, who); !v.Pass {
+		return v
+	}
+	return s.Delivered(m)
+}
+
+// mark is where each instance's log and subscriptions stood.
+type mark struct{ logs, received []int }
+
+// Mark notes where each instance's log and subscriptions stand, for
+// Delivered.
+func (s *scene) Mark() mark {
+	var m mark
+	for _, t := range s.taps {
+		m.logs = append(m.logs, len(t.Log()))
+		m.received = append(m.received, int(t.Received()))
+	}
+	return m
+}
+
+// Delivered waits until every message published since m has reached the
+// instances it was published to. On the embedded server the scene's rest
+// already says so; on a real one a message can sit in the kernel while
+// its reader looks idle, so Delivered also waits until as many instances
+// have received something since m as the PUBLISH that reached the most
+// was told it reached (its reply).
+func (s *scene) Delivered(m mark) check.Verdict {
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	reached := 0
+	for i, t := range s.taps {
+		if i >= len(m.logs) {
+			continue
+		}
+		for _, c := range t.Log()[m.logs[i]:] {
+			if n, err := strconv.Atoi(c.Reply); c.Name == "publish" && err == nil {
+				reached = max(reached, n)
+			}
+		}
+	}
+	err := s.Drive(func() bool {
+		got := 0
+		for i, t := range s.taps {
+			if i < len(m.received) && int(t.Received()) > m.received[i] {
+				got++
+			}
+		}
+		return got >= reached
+	}, time.Second)
+	if err != nil && !errors.Is(err, fleet.ErrNoBound) {
+		return stuckVerdict(err)
+	}
+	return check.Passed("")
+}
+
+// Served sends one visitor to each instance named, and fails unless every
+// one of them gets the committed price; why says what went wrong.
+func (s *scene) Served(figure string, instances []int, why func(stale []string) string) check.Verdict {
+	truth := s.Truth()
+	var stale []string
+	for _, i := range instances {
+		r := s.Read(i)
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, fmt.Sprintf("shop-%d's visitor after the scene was", i+1))
+		}
+		o := r.Outcomes()[0]
+		switch {
+		case o.Panic != "":
+			return check.Failed(figure, fmt.Sprintf("shop-%d's visitor's call panicked: %s", i+1, o.Panic))
+		case o.Err != nil:
+			return check.Failed(figure, fmt.Sprintf("shop-%d's visitor after the scene, with nothing else going on, got an error: %v", i+1, o.Err))
+		case o.Value != truth.Price:
+			stale = append(stale, fmt.Sprintf("shop-%d (%s)", i+1, cents(o.Value)))
+		}
+	}
+	if len(stale) > 0 {
+		return check.Failed(figure, why(stale))
+	}
+	return check.Passed(figure)
+}
+
+// Truth returns the book's committed row.
+func (s *scene) Truth() catalog.Row {
+	row, _ := s.db.Peek(book)
+	return row
+}
+
+// Subscribed returns how many instances have a subscription open.
+func (s *scene) Subscribed() int {
+	n := 0
+	for _, t := range s.taps {
+		if t.Subscriptions() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Published describes what instance i published from place since in its
+// log, for a message.
+func (s *scene) Published(i, since int) string {
+	var out []string
+	for _, c := range s.taps[i].Log()[since:] {
+		if c.Name == "publish" {
+			out = append(out, fleet.Shorten(c.String()))
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, " | ")
+}
+
+// all lists the instances 0 to n-1.
+func all(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// answerHold holds an instance's next answered command that names a key,
+// on the shop's goroutine, after Redis has answered it: the reply is in
+// the shop's hands, and the shop has not yet acted on it.
+type answerHold struct {
+	armed   atomic.Pointer[harness.Gate]
+	reached atomic.Bool
+	gate    atomic.Pointer[harness.Gate]
+}
+
+// arm holds the next answered command that names a key.
+func (a *answerHold) arm() {
+	g := harness.NewGate()
+	a.reached.Store(false)
+	a.gate.Store(g)
+	a.armed.Store(g)
+}
+
+// release lets the held command's shop go on, and disarms a hold that
+// caught nothing.
+func (a *answerHold) release() {
+	a.armed.Store(nil)
+	if g := a.gate.Load(); g != nil {
+		g.Open()
+	}
+}
+
+// stage is the tap's Stage function.
+func (a *answerHold) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
+	if !answered || a.armed.Load() == nil || !namesKey(cmd) {
+		return
+	}
+	g := a.armed.Swap(nil)
+	if g == nil {
+		return
+	}
+	a.reached.Store(true)
+	_ = g.Wait(ctx)
+}
+
+// namesKey reports whether a command names a key of the shop's.
+func namesKey(cmd redis.Cmder) bool {
+	args := make([]string, len(cmd.Args()))
+	for i, a := range cmd.Args() {
+		args[i] = fleet.ArgString(a)
+	}
+	if len(args) == 0 {
+		return false
+	}
+	idx, _ := fleet.KeyIndexes(strings.ToLower(args[0]), args)
+	return len(idx) > 0
+}
+
+// gotOne checks that every visitor of c returned one of the prices.
+func gotOne(c *harness.Crowd[int], who string, prices ...int) check.Verdict {
+	for _, o := range c.Outcomes() {
+		switch {
+		case o.Panic != "":
+			return check.Failed("", who+"'s call panicked: "+o.Panic)
+		case o.Err != nil:
+			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
+		case !slices.Contains(prices, o.Value):
+			want := make([]string, len(prices))
+			for i, p := range prices {
+				want[i] = cents(p)
+			}
+			return check.Failed("", fmt.Sprintf("%s got %s; the price was %s", who, cents(o.Value), strings.Join(want, " or ")))
+		}
+	}
+	return check.Passed("")
+}
+
+// wrote checks that a write returned without an error.
+func wrote(c *harness.Crowd[int], who string) check.Verdict {
+	for _, o := range c.Outcomes() {
+		switch {
+		case o.Panic != "":
+			return check.Failed("", who+"'s call panicked: "+o.Panic)
+		case o.Err != nil:
+			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
+		}
+	}
+	return check.Passed("")
+}
+
+// stuckVerdict fails a check whose visitors never finished.
+func stuckVerdict(err error) check.Verdict {
+	msg := "the visitors never finished: " + err.Error()
+	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") {
+		msg += " (wait with the clock New is given, clk.Sleep, not time.Sleep, time.After or a ticker: the checker moves that clock by hand)"
+	}
+	return check.Failed("", msg)
+}
+
+// waitVerdict fails a check whose visitors did not finish.
+func waitVerdict(err error, who string) check.Verdict {
+	if errors.Is(err, fleet.ErrNoBound) {
+		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
+	}
+	return stuckVerdict(err)
+}
+
+// cents prints a price: 1299 is 12.99.
+func cents(p int) string { return fmt.Sprintf("%d.%02d", p/100, p%100) }
+
+// count says "1 read" or "3 reads".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
