@@ -122,13 +122,13 @@ func TestGeneratedTexts(t *testing.T) {
 // (The help's lists, the Classroom workflow and what a case may import
 // are written from it too, and shop's and grade's tests hold them.)
 func TestANewCaseIsOneRegistryEntry(t *testing.T) {
-	eleven := check.Case{Number: 11, Title: "The near cache", Chapter: "docs/12-near-cache.md", Points: 10, Redis: true,
-		Breaks: "every server's copy serves the old price", Lesson: "invalidate the copies"}
-	cases := append(Cases(), eleven)
-	assert.Contains(t, CasesTable(cases), "| 11 | every server's copy serves the old price | [11](docs/12-near-cache.md) |")
-	assert.Contains(t, ChaptersTable(cases), "| 11 | [The near cache](12-near-cache.md) | invalidate the copies |")
-	assert.Equal(t, []int{6, 8, 9, 10, 11}, Numbers(cases, OnRedis))
-	assert.Positive(t, Points(cases)[11])
+	twelve := check.Case{Number: 12, Title: "The hot key", Chapter: "docs/13-hot-key.md", Points: 10, Redis: true,
+		Breaks: "one key takes every read of the fleet", Lesson: "spread a hot key"}
+	cases := append(Cases(), twelve)
+	assert.Contains(t, CasesTable(cases), "| 12 | one key takes every read of the fleet | [12](docs/13-hot-key.md) |")
+	assert.Contains(t, ChaptersTable(cases), "| 12 | [The hot key](13-hot-key.md) | spread a hot key |")
+	assert.Equal(t, []int{6, 8, 9, 10, 11, 12}, Numbers(cases, OnRedis))
+	assert.Positive(t, Points(cases)[12])
 	for _, g := range generatedTexts {
 		data, err := os.ReadFile(filepath.Join("..", g.file))
 		require.NoError(t, err)

@@ -1,6 +1,6 @@
 // Package fleet is the Redis world every Redis case plays its scenes in,
 // as net/http/httptest is the server of HTTP tests: the checks of cases
-// 6, 8, 9 and 10 start shop instances on it and keep only their own
+// 6, 8, 9, 10 and 11 start shop instances on it and keep only their own
 // scenes, checks and invariants.
 //
 // A World is one Redis: a fresh embedded miniredis, whose clock moves only
