@@ -18,7 +18,7 @@ import (
 // (TestANewCaseIsOneRegistryEntry proves the registry's half in make test).
 var skeleton = flag.Bool("skeleton", false, "lay out, register and grade a case from docs/new-case")
 
-// TestTheSkeletonIsACase lays out a case 11 from docs/new-case in a copy
+// TestTheSkeletonIsACase lays out a case 12 from docs/new-case in a copy
 // of the lab, as a maintainer would (new.sh, then the one registry entry,
 // then the texts written from the registry), and holds the result to
 // what the lab asks of a case: it builds and vets, the registry's tests
@@ -38,26 +38,26 @@ func TestTheSkeletonIsACase(t *testing.T) {
 		require.NoError(t, err, "%s %s:\n%s", name, strings.Join(args, " "), out)
 		return string(out)
 	}
-	run("docs/new-case/new.sh", "11", "skeleton", "The skeleton")
+	run("docs/new-case/new.sh", "12", "skeleton", "The skeleton")
 
 	// The one registry entry.
 	path := filepath.Join(lab, "checker", "checker.go")
 	src, err := os.ReadFile(path)
 	require.NoError(t, err)
-	src = bytes.Replace(src, []byte(`"stampede/checker/case10"`), []byte("\"stampede/checker/case10\"\n\t\"stampede/checker/case11\""), 1)
-	src = bytes.Replace(src, []byte("\t\tcase10.Case,\n"), []byte("\t\tcase10.Case,\n\t\tcase11.Case,\n"), 1)
+	src = bytes.Replace(src, []byte(`"stampede/checker/case11"`), []byte("\"stampede/checker/case11\"\n\t\"stampede/checker/case12\""), 1)
+	src = bytes.Replace(src, []byte("\t\tcase11.Case,\n"), []byte("\t\tcase11.Case,\n\t\tcase12.Case,\n"), 1)
 	require.NoError(t, os.WriteFile(path, src, 0o644))
 
 	// Built as make test builds, so that a fresh clone compiles nothing
 	// twice for this test.
 	gotest := []string{"test", "-race", "-trimpath", "-count=1"}
 	run("go", append(gotest, "./checker", "./shop", "-run", "TestGeneratedTexts|TestClassroomWorkflowIsWrittenFromTheRegistry", "-update")...)
-	run("go", "vet", "-race", "-trimpath", "./cases/case11", "./solutions/case11", "./checker/case11", "./checker", "./shop")
+	run("go", "vet", "-race", "-trimpath", "./cases/case12", "./solutions/case12", "./checker/case12", "./checker", "./shop")
 	run("go", append(gotest, "./checker", "-run", "TestRegistry|TestGeneratedTexts|TestPointsSumTo100")...)
 
-	out := run("go", "run", "./shop", "check", "11", "--solution", "--repeat", "1")
+	out := run("go", "run", "./shop", "check", "12", "--solution", "--repeat", "1")
 	assert.Contains(t, out, "4 passed, 0 failed", out)
-	cmd := exec.Command("go", "run", "./shop", "check", "11", "--repeat", "1")
+	cmd := exec.Command("go", "run", "./shop", "check", "12", "--repeat", "1")
 	cmd.Dir = lab
 	shipped, _ := cmd.CombinedOutput()
 	assert.Contains(t, string(shipped), "FAIL  the query runs once", string(shipped))

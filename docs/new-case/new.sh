@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # new.sh N SLUG "Title": lays out case N from the skeleton in this folder,
 # as every case is laid out, and says what is left to write. Run it from
-# the lab's folder: docs/new-case/new.sh 11 near-cache "The near cache".
+# the lab's folder: docs/new-case/new.sh 12 hot-key "The hot key".
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: docs/new-case/new.sh N SLUG \"Title\"" >&2; exit 2; }
 n=$1 slug=$2 title=$3
