@@ -40,21 +40,23 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a copy checked against Redis on every hit"}, Run: LocalHits},
 	{Info: check.Info{ID: "one-read", Name: "the visitors of one instance who miss one book at once share one read of Redis, and of the row",
 		Catches: "a near cache with no flight: each visitor of a miss reads Redis, and on a cold Redis the database"}, Run: OneRead},
+	{Info: ExploreInfo, Run: Explore},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "the copies, or the versions the messages announced, read and written without a lock"}, Run: Busy},
 }
 
 // Case describes case 11.
 var Case = check.Case{
-	Number:  11,
-	Points:  10, // a second cache in every instance, kept in step by pub/sub
-	Redis:   true,
-	Title:   "The near cache",
-	Chapter: "docs/12-near-cache.md",
-	Summary: "Each instance keeps a copy of the prices in memory, and after a write each serves the old one for its own remaining time: publish every write, drop on the message, and refuse a fill that crossed one.",
-	Breaks:  "a copy of the price in every server, and after a write four servers tell four stories: pub/sub invalidation",
-	Lesson:  "a local copy in front of Redis is a second cache with the same races: a message after each write, a version that refuses the crossing fill, and a forget on every new subscription",
-	Checks:  harness.Infos(checks),
+	Number:   11,
+	Points:   10, // a second cache in every instance, kept in step by pub/sub
+	Redis:    true,
+	Timeline: check.SceneEvents,
+	Title:    "The near cache",
+	Chapter:  "docs/12-near-cache.md",
+	Summary:  "Each instance keeps a copy of the prices in memory, and after a write each serves the old one for its own remaining time: publish every write, drop on the message, and refuse a fill that crossed one.",
+	Breaks:   "a copy of the price in every server, and after a write four servers tell four stories: pub/sub invalidation",
+	Lesson:   "a local copy in front of Redis is a second cache with the same races: a message after each write, a version that refuses the crossing fill, and a forget on every new subscription",
+	Checks:   harness.Infos(checks),
 	Hints: []string{
 		"Count the caches: Redis, and one more in every instance. A write that fixes Redis leaves the others as they were. Who can tell an instance that its copy is old?",
 		"Publish on the channel New is given once the write has committed and its tombstone is in Redis, with the book and the row's new version; in Listen, subscribe and drop the copy each message makes old.",
@@ -71,8 +73,10 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock, string) 
 		return newShop(db, rdb, clk, channel)
 	}
 	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error { return Scenario(ctx, w, args, mk) },
-		Checks:   harness.Decide(checks, mk),
+		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
+			return Scenario(ctx, w, args, mk, harness.PkgOf[S]())
+		},
+		Checks: harness.Decide(checks, mk),
 	}
 }
 

@@ -32,9 +32,11 @@ const (
 // price, and a price change at 0:40. It prints, for each server, until
 // when it told its visitors the old price, and how often; and what the
 // copies spare Redis.
-func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) error {
+func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 11", flag.ContinueOnError)
 	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
+	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
+	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
@@ -44,6 +46,9 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop) 
 			return &harness.FlagError{Err: err}
 		}
 		w.Close()
+	}
+	if *seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
 	}
 	t, err := tell(ctx, *url, newShop)
 	if err != nil {

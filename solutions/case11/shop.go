@@ -113,7 +113,9 @@ func (s *Shop) fly(book string, f *flight, epoch uint64) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.flights, book)
+	if s.flights[book] == f {
+		delete(s.flights, book)
+	}
 	close(f.done)
 	// Store only what no message has made old since the fetch began: not
 	// below the floor, and not across a new subscription (epoch 0: none
@@ -179,6 +181,7 @@ func (s *Shop) forgetAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.near)
+	clear(s.flights) // their fills will not be stored; see invalidate
 	s.epoch++
 }
 
@@ -197,6 +200,10 @@ func (s *Shop) invalidate(payload string) {
 	if c, ok := s.near[book]; ok && c.version < version {
 		delete(s.near, book)
 	}
+	// A fetch under way may have read the old price: a visitor who comes
+	// now, after the write, must not share it. It lands for those already
+	// waiting (they came before the message) and is not stored.
+	delete(s.flights, book)
 }
 
 // message is a write's announcement: the row's new version, a space, and

@@ -107,7 +107,9 @@ func (s *Shop) fly(book string, f *flight, epoch, gen uint64) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.flights, book)
+	if s.flights[book] == f {
+		delete(s.flights, book)
+	}
 	close(f.done)
 	// Store only if no message about the book, and no new subscription,
 	// came since the fetch began (epoch 0: none yet).
@@ -172,6 +174,7 @@ func (s *Shop) forgetAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.near)
+	clear(s.flights) // their fills will not be stored; see invalidate
 	s.epoch++
 }
 
@@ -182,6 +185,7 @@ func (s *Shop) invalidate(book string) {
 	defer s.mu.Unlock()
 	s.gen[book]++
 	delete(s.near, book)
+	delete(s.flights, book) // see the reference's invalidate
 }
 
 // fetch reads a book's price and its row's version from Redis, and on a
