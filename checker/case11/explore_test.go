@@ -23,7 +23,9 @@ var (
 )
 
 func mkShop[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock, string) S) NewShop {
-	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock, channel string) Shop { return f(db, rdb, clk, channel) }
+	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock, channel string) Shop {
+		return f(db, rdb, clk, channel)
+	}
 }
 
 // TestExploreRightAnswers plays -scenes scenes (run it with -scenes 1000
