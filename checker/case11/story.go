@@ -103,7 +103,16 @@ func tell(ctx context.Context, url string, newShop NewShop) (*told, error) {
 			}
 		}
 		if at == storyWrite {
+			// The write first, to its return: the visitors of this
+			// instant come after it, whatever the schedule.
 			write = s.Write(0, newPrice)
+			if err := s.Drive(write.Done, patience); err != nil {
+				return nil, err
+			}
+			if o := write.Outcomes()[0]; o.Err != nil || o.Panic != "" {
+				t.errs = append(t.errs, "the write failed: "+describe(o))
+			}
+			t.written = s.Clock.Now()
 		}
 		now := s.Clock.Now()
 		shops := s.shops
@@ -112,19 +121,13 @@ func tell(ctx context.Context, url string, newShop NewShop) (*told, error) {
 		if err := s.Drive(r.Done, patience); err != nil {
 			return nil, err
 		}
-		if write != nil && write.Done() && t.written.IsZero() {
-			if o := write.Outcomes()[0]; o.Err != nil || o.Panic != "" {
-				t.errs = append(t.errs, "the write failed: "+describe(o))
-			}
-			t.written = s.Clock.Now()
-		}
 		for i, o := range r.Outcomes() {
 			t.reads++
 			if o.Err != nil || o.Panic != "" {
 				t.errs = append(t.errs, fmt.Sprintf("shop-%d at %s: %s", i+1, clockText(start, now), describe(o)))
 				continue
 			}
-			if !t.written.IsZero() && now.After(t.written) {
+			if write != nil && !now.Before(t.written) {
 				t.after[i]++
 				if o.Value == oldPrice {
 					t.stale[i]++
