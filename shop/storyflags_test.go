@@ -20,6 +20,7 @@ import (
 	"stampede/checker/case08"
 	"stampede/checker/case09"
 	"stampede/checker/case10"
+	"stampede/checker/case11"
 	"stampede/checker/check"
 	"stampede/checker/harness"
 	sol01 "stampede/solutions/case01"
@@ -32,6 +33,7 @@ import (
 	sol08 "stampede/solutions/case08"
 	sol09 "stampede/solutions/case09"
 	sol10 "stampede/solutions/case10"
+	sol11 "stampede/solutions/case11"
 )
 
 // stories binds each case's story to its reference solution, as the worker
@@ -40,7 +42,7 @@ var stories = map[int]harness.Bound{
 	1: case01.Bind(sol01.New), 2: case02.Bind(sol02.New), 3: case03.Bind(sol03.New),
 	4: case04.Bind(sol04.New), 5: case05.Bind(sol05.New), 6: case06.Bind(sol06.New),
 	7: case07.Bind(sol07.New), 8: case08.Bind(sol08.New), 9: case09.Bind(sol09.New),
-	10: case10.Bind(sol10.New),
+	10: case10.Bind(sol10.New), 11: case11.Bind(sol11.New),
 }
 
 // storyFlags returns the flags case n's story takes, each with its usage
@@ -165,13 +167,13 @@ func casesOf(t *testing.T, numbers ...int) []check.Case {
 func TestHelpNamesTheCasesOfEachStoryFlag(t *testing.T) {
 	help := strings.Join(strings.Fields(usage(checker.Cases())), " ")
 	assert.Contains(t, help, "draw each visitor's wait (cases 1, 2, 3, 5)")
-	assert.Contains(t, help, "every event of the explorer's scene S (cases 1 to 6, 8, 9, 10)")
+	assert.Contains(t, help, "every event of the explorer's scene S (cases 1 to 6, 8 to 11)")
 	assert.Equal(t, 2, strings.Count(help, "the Redis cases (6, 8 to 11)"), "run and check name them")
 	assert.NotContains(t, help, "{{")
 
 	twelve := check.Case{Number: 12, Redis: true, Timeline: check.SceneEvents}
 	help = strings.Join(strings.Fields(usage(append(checker.Cases(), twelve))), " ")
-	assert.Contains(t, help, "(cases 1 to 6, 8, 9, 10, 12)")
+	assert.Contains(t, help, "(cases 1 to 6, 8 to 12)")
 	assert.Equal(t, 2, strings.Count(help, "the Redis cases (6, 8 to 12)"))
 }
 

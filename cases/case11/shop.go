@@ -34,11 +34,18 @@
 //     and no other.
 //   - Once a write has returned and its message has reached every
 //     instance, no instance serves a price older than the write's.
-//   - A copy lives at most 10 s in an instance's memory, message or not:
-//     the bound on what a lost message can cost.
-//   - A visitor served from the instance's copy costs no Redis command,
-//     and the visitors of one instance who miss one book at once share one
-//     read of Redis (and, if Redis misses too, one read of the row).
+//     Messages may arrive late, and out of order.
+//   - A commit stands even if the writer's visitor leaves during it: its
+//     tombstone and its message must go out all the same.
+//   - Until an instance's subscription is confirmed, it hears of no write:
+//     keep nothing fetched before, or forget it all when the subscription
+//     starts, the first time and every time after.
+//   - A copy lives at most 10 s in an instance's memory from when it is
+//     stored, message or not: the bound on what a lost message can cost.
+//   - A visitor served from the instance's copy costs no Redis command and
+//     waits for nothing, and the visitors of one instance who miss one
+//     book at once share one read of Redis (and, if Redis misses too, one
+//     read of the row); visitors of two books, two.
 //   - Keep the Redis layer's rules: a price in Redis has a time to live
 //     (at most a minute) given in the same step, and only storeNewer
 //     writes it.

@@ -2,6 +2,7 @@ package case11
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"runtime"
@@ -38,6 +39,7 @@ const (
 	book     = "The Night Library"
 	oldPrice = 1299
 	newPrice = 1499
+	newest   = 1699
 )
 
 // The scenes' sizes and bounds.
@@ -48,8 +50,8 @@ const (
 	// maxLocal is the longest an instance may keep its copy, message or
 	// not: the contract's bound on what a lost message costs.
 	maxLocal = 10 * time.Second
-	// channelName is the channel the scenes give the shops (under the
-	// World's namespace on a real server).
+	// channelName starts the name of the channel each scene gives its
+	// shops (see newChannel).
 	channelName = "prices"
 )
 
@@ -84,9 +86,24 @@ func newScene(h *harness.H, newShop NewShop, n int, reads, commits *fleet.RowGat
 		return nil, err
 	}
 	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: reads, commits: commits,
-		newShop: newShop, channel: w.Channel(channelName)}
+		newShop: newShop, channel: newChannel(w)}
 	s.listening, s.stop = context.WithCancel(h.Context())
 	s.db = newDB(s)
+	// The book's row is written until its version is 9, with no gate
+	// armed, so that the scene's first write makes it 10: a version
+	// compared as text puts "9" after "10".
+	commits.Off.Store(true)
+	for {
+		row, _ := s.db.Peek(book)
+		if row.Version >= 9 {
+			break
+		}
+		if _, err := s.db.SetPrice(h.Context(), book, oldPrice); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	commits.Off.Store(false)
 	for range n {
 		s.add()
 	}
@@ -95,6 +112,13 @@ func newScene(h *harness.H, newShop NewShop, n int, reads, commits *fleet.RowGat
 		return nil, err
 	}
 	return s, nil
+}
+
+// newChannel returns a channel name of the scene's own: code that
+// publishes or subscribes on a name of its own, not the one New is given,
+// hears nothing.
+func newChannel(w *fleet.World) string {
+	return w.Channel(channelName + ":" + strings.ToLower(rand.Text()[:8]))
 }
 
 // newDB returns a scene's database: a read of a row takes the shop's 0.2 s
@@ -107,11 +131,28 @@ func newDB(s *scene) *catalog.DB {
 // add starts one more instance, listening, and returns its index.
 func (s *scene) add() int {
 	t := fleet.NewTap(s.Clock.Now)
+	return s.addOn(t, s.World.Client(t))
+}
+
+// addLate starts one more instance whose subscription cannot start until
+// the returned subscribe is called: its client has one connection for its
+// commands, and every connection it opens after that (its subscription's)
+// waits, as on a server whose network to Redis is slow to come up.
+func (s *scene) addLate() (int, func()) {
+	t := fleet.NewTap(s.Clock.Now)
+	rdb := s.World.Client(t)
+	_ = rdb.Ping(s.H.Context()).Err() // a pooled connection for its commands
+	_, subscribe := t.Cut()
+	return s.addOn(t, rdb), subscribe
+}
+
+// addOn starts an instance on the client rdb behind tap t.
+func (s *scene) addOn(t *fleet.Tap, rdb *redis.Client) int {
 	a := &answerHold{}
 	t.Stage(a.stage)
 	s.taps = append(s.taps, t)
 	s.answers = append(s.answers, a)
-	shop := s.newShop(s.db, s.World.Client(t), s.Clock, s.channel)
+	shop := s.newShop(s.db, rdb, s.Clock, s.channel)
 	s.shops = append(s.shops, shop)
 	s.listens = append(s.listens, harness.Visit(s.H, 1, func(ctx context.Context, _ int) (int, error) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -143,6 +184,21 @@ func (s *scene) Read(i int) *harness.Crowd[int] { return s.Reads(i, 1) }
 func (s *scene) Reads(i, n int) *harness.Crowd[int] {
 	shop := s.shops[i]
 	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
+}
+
+// ReadLeaving starts one visitor of instance i asking for the book's
+// price, and returns with it a leave function that cancels the visitor's
+// context, as a server does when its client hangs up.
+func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
+	shop := s.shops[i]
+	gone, leave := context.WithCancel(context.Background())
+	c := s.visit(1, func(ctx context.Context) (int, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(gone, cancel)()
+		return shop.Price(ctx, book)
+	})
+	return c, leave
 }
 
 // Write starts one visitor of instance i setting the book's price.

@@ -1,9 +1,11 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"net"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -126,8 +128,11 @@ type tapConn struct {
 }
 
 func (c *tapConn) Write(b []byte) (int, error) {
-	if !c.subscribed.Load() && subscribes(b) {
+	if names := subscribed(b); len(names) > 0 {
 		c.subscribed.Store(true)
+		c.t.mu.Lock()
+		c.t.channels = append(c.t.channels, names...)
+		c.t.mu.Unlock()
 	}
 	return c.Conn.Write(b)
 }
@@ -145,17 +150,37 @@ func (c *tapConn) Close() error {
 	return c.Conn.Close()
 }
 
-// subscribes reports whether b, bytes a client writes, holds a command
-// that subscribes: its name is a bulk string of its own in RESP
-// ("$9\r\nsubscribe\r\n").
-func subscribes(b []byte) bool {
-	low := bytes.ToLower(b)
-	for _, name := range []string{"$9\r\nsubscribe\r\n", "$10\r\npsubscribe\r\n", "$10\r\nssubscribe\r\n"} {
-		if bytes.Contains(low, []byte(name)) {
-			return true
+// subscribed returns the channels (or patterns) a command in b, bytes a
+// client writes, subscribes to: in RESP a command is an array of bulk
+// strings ("*2\r\n$9\r\nsubscribe\r\n$6\r\nprices\r\n"), so after a
+// SUBSCRIBE, PSUBSCRIBE or SSUBSCRIBE come its arguments, every other
+// line, up to the array's length.
+func subscribed(b []byte) []string {
+	lines := strings.Split(string(b), "\r\n")
+	var out []string
+	for i := 0; i+2 < len(lines); i++ {
+		n, err := strconv.Atoi(strings.TrimPrefix(lines[i], "*"))
+		if !strings.HasPrefix(lines[i], "*") || err != nil || n < 2 {
+			continue
+		}
+		switch strings.ToLower(lines[i+2]) {
+		case "subscribe", "psubscribe", "ssubscribe":
+		default:
+			continue
+		}
+		for k := 1; k < n && i+2+2*k < len(lines); k++ {
+			out = append(out, lines[i+2+2*k])
 		}
 	}
-	return false
+	return out
+}
+
+// Channels returns the channels (or patterns) the instance has subscribed
+// to, in order, once each time it subscribed.
+func (t *Tap) Channels() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.channels)
 }
 
 // Channel returns the name a scene's shops use for a pub/sub channel: name

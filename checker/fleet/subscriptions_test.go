@@ -38,6 +38,7 @@ func TestCutDropsASubscriptionUntilItsReconnect(t *testing.T) {
 	first := next(t, ch)
 	require.IsType(t, &redis.Subscription{}, first)
 	assert.Equal(t, 1, tap.Subscriptions())
+	assert.Equal(t, []string{channel}, tap.Channels())
 	before := tap.Received()
 
 	publisher := s.World.Client(fleet.NewTap(nil))
@@ -63,4 +64,5 @@ func TestCutDropsASubscriptionUntilItsReconnect(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, n)
 	assert.Equal(t, "two", next(t, ch).(*redis.Message).Payload)
+	assert.Equal(t, []string{channel, channel}, tap.Channels(), "subscribed again, to the same channel")
 }

@@ -238,6 +238,7 @@ type Tap struct {
 	conns    []*tapConn
 	cut      chan struct{}
 	received atomic.Int64
+	channels []string // what the instance subscribed to (Channels)
 }
 
 // Stage has fn called twice for each single command (not one of a
