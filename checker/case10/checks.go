@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -187,7 +186,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return waitVerdict(err, "shop-1's visitor was"), false
 	}
 	if !stop.Reached() {
-		return check.Passed(fmt.Sprintf("a write committed before each command the reader sent after its query: %s", count(k-1, "scene"))), false
+		return check.Passed(fmt.Sprintf("a write committed before each command the reader sent after its query: %s", fleet.Count(k-1, "scene"))), false
 	}
 	before := s.Truth()
 	w := s.Write(1, newPrice)
@@ -320,7 +319,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 	reads.OpenAll()
 	err = s.Drive(func() bool { return first.Done() && fleet.AllDone(others) }, patience)
 	n := s.RowReads()
-	figure := fmt.Sprintf("%s for %d visitors on %d instances", count(n, "read"), perInstance*len(s.shops)+1, len(s.shops))
+	figure := fmt.Sprintf("%s for %d visitors on %d instances", fleet.Count(n, "read"), perInstance*len(s.shops)+1, len(s.shops))
 	if n > 1 {
 		return check.Failed(figure, fmt.Sprintf("while shop-1's visitor read the row (%v), %d more reads: the others must "+
 			"find the lease taken and wait for its fill (polling Redis, within a budget), not read the row themselves. "+
@@ -414,7 +413,7 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 	groups := []*harness.Crowd[int]{s.Reads(1, half), s.Reads(2, half)}
 	err = s.Drive(func() bool { return fleet.AllDone(groups) }, maxLease+5*time.Second)
 	if n := s.RowReads(); n > 1 {
-		return check.Failed(count(n, "read"), "shop-2's and shop-3's visitors read the row while shop-1 held the lease, so nobody was "+
+		return check.Failed(fleet.Count(n, "read"), "shop-2's and shop-3's visitors read the row while shop-1 held the lease, so nobody was "+
 			"refused: they wait for the fill, and past their budget answer \"try again\" (see lease-coalesces)")
 	}
 	if errors.Is(err, fleet.ErrNoBound) {
@@ -546,38 +545,6 @@ func (s *scene) served(figure string, why func(got int) string) check.Verdict {
 	return check.Passed(figure)
 }
 
-// gotOne checks that every visitor of c returned one of the prices.
-func gotOne(c *harness.Crowd[int], who string, prices ...int) check.Verdict {
-	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
-		case !slices.Contains(prices, o.Value):
-			want := make([]string, len(prices))
-			for i, p := range prices {
-				want[i] = cents(p)
-			}
-			return check.Failed("", fmt.Sprintf("%s got %s; the price was %s", who, cents(o.Value), strings.Join(want, " or ")))
-		}
-	}
-	return check.Passed("")
-}
-
-// wrote checks that a write returned without an error.
-func wrote(c *harness.Crowd[int], who string) check.Verdict {
-	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
-		}
-	}
-	return check.Passed("")
-}
-
 // describe says what a visitor got, for a message.
 func describe(o harness.Outcome[int]) string {
 	switch {
@@ -587,12 +554,4 @@ func describe(o harness.Outcome[int]) string {
 		return "the error " + o.Err.Error()
 	}
 	return cents(o.Value)
-}
-
-// count says "1 read" or "3 reads".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

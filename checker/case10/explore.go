@@ -889,7 +889,7 @@ func (w *xworld) probe(first map[string]catalog.Row) {
 		if o.Err != nil || o.Panic != "" || o.Value != truth.Price || s.db.RowReads(b) != before {
 			w.fail("after the scene, a visitor of %s got its price; a visitor on another instance right after it, with nothing "+
 				"else going on, got %s and %s: the price a visitor has just read must be stored in Redis for the next one. Redis held: %s",
-				b, describe(o), count(s.db.RowReads(b)-before, "read of the row"), s.Cached())
+				b, describe(o), fleet.Count(s.db.RowReads(b)-before, "read of the row"), s.Cached())
 			return
 		}
 		// And every instance of the scene, now that each write has

@@ -458,13 +458,13 @@ func ConflictBudget(h *harness.H, newShop NewShop) check.Verdict {
 	if e, ok := writeErr.Load().(error); ok {
 		return check.Failed("", fmt.Sprintf("shop-2's write, during shop-1's read, got an error: %v", e))
 	}
-	figure := fmt.Sprintf("%s in %v", count(s.RowReads(), "read"), s.Clock.Now().Sub(began).Round(time.Millisecond))
+	figure := fmt.Sprintf("%s in %v", fleet.Count(s.RowReads(), "read"), s.Clock.Now().Sub(began).Round(time.Millisecond))
 	if errors.Is(err, fleet.ErrNoBound) {
 		return check.Failed(figure, fmt.Sprintf("a write committed during each of shop-1's reads of the row, so that each "+
 			"fill was refused; shop-1's visitor was still reading after %v of the shops' clock (%s). A budget must hold "+
 			"on every path: after a refused fill, look at the deadline before reading again, and past it return an "+
 			"error that says to try again. The deadline is set once, when the visitor comes", conflictWithin,
-			count(s.RowReads(), "read")))
+			fleet.Count(s.RowReads(), "read")))
 	}
 	if err != nil {
 		return stuckVerdict(err)

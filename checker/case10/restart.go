@@ -101,12 +101,12 @@ func (s *scene) sweep(when, what string) check.Verdict {
 	// A write path may fill the cache itself (under a lease): then nobody
 	// reads the row. More than one read is a cache that does not fill.
 	if n := s.RowReads() - before; n > 1 {
-		figure := fmt.Sprintf("%s for %d visitors one after another, %s, %s", count(n, "read"), len(s.shops), when, what)
+		figure := fmt.Sprintf("%s for %d visitors one after another, %s, %s", fleet.Count(n, "read"), len(s.shops), when, what)
 		return check.Failed(figure, fmt.Sprintf("%d visitors on %d instances came one after another, %s, %s; the "+
 			"row was read %s: the first visitor's fill should have served the others. Is anything stored in Redis "+
 			"any more? A script called by its hash (EVALSHA) gets NOSCRIPT once Redis has restarted, and must be "+
 			"sent again (EVAL, or SCRIPT LOAD and retry). Redis held: %s",
-			len(s.shops), len(s.shops), when, what, count(n, "time"), s.Cached()))
+			len(s.shops), len(s.shops), when, what, fleet.Count(n, "time"), s.Cached()))
 	}
 	return check.Passed("")
 }

@@ -2,7 +2,6 @@ package case10
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -259,26 +258,6 @@ func (s *scene) Fresh() (harness.Outcome[int], error) {
 	return c.Outcomes()[0], nil
 }
 
-// stuckVerdict fails a check whose visitors never finished.
-func stuckVerdict(err error) check.Verdict {
-	msg := "the visitors never finished: " + err.Error()
-	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") {
-		msg += " (wait with the clock New is given, clk.Sleep, not time.Sleep, time.After or a ticker: the checker moves that clock by hand)"
-	}
-	return check.Failed("", msg)
-}
-
-// waitVerdict fails a check whose visitors did not finish.
-func waitVerdict(err error, who string) check.Verdict {
-	if errors.Is(err, fleet.ErrNoBound) {
-		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
-	}
-	return stuckVerdict(err)
-}
-
-// cents prints a price: 1299 is 12.99.
-func cents(p int) string { return fmt.Sprintf("%d.%02d", p/100, p%100) }
-
 // sentAfter lists the commands naming a key that instance i sent from
 // place since in its log, for a message.
 func (s *scene) sentAfter(i, since int) string {
@@ -293,3 +272,14 @@ func (s *scene) sentAfter(i, since int) string {
 	}
 	return strings.Join(sent, " | ")
 }
+
+// The verdicts every Redis case's checks share (fleet/verdicts.go), with
+// this case's patience.
+var (
+	stuckVerdict = fleet.StuckVerdict
+	gotOne       = fleet.GotOne
+	wrote        = fleet.Wrote
+	cents        = fleet.Cents
+)
+
+func waitVerdict(err error, who string) check.Verdict { return fleet.WaitVerdict(err, who, patience) }

@@ -140,7 +140,7 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	if multi == 0 {
 		return check.Passed(what + ": every command named at most one key")
 	}
-	return check.Passed(fmt.Sprintf("%s: %s of two keys or more, each within one hash slot", what, count(multi, "command")))
+	return check.Passed(fmt.Sprintf("%s: %s of two keys or more, each within one hash slot", what, fleet.Count(multi, "command")))
 }
 
 // scriptArgs lists the arguments the shops gave their scripts that name

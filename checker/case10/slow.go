@@ -221,7 +221,7 @@ func slowFills(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Failed(figure, fmt.Sprintf("shop-1's visitor read the row (%v) and got the price, but the price was "+
 			"not stored: a visitor after it, on a fresh instance, got %s and read the row %s. With no write in "+
 			"between, the fill of a slow read must land: keep the lease alive while the read runs. Redis held: %s",
-			slowRead, describe(o), count(again, "more time"), held))
+			slowRead, describe(o), fleet.Count(again, "more time"), held))
 	}
 	return quietAfter(s, figure)
 }
@@ -255,7 +255,7 @@ func slowestFills(h *harness.H, newShop NewShop) check.Verdict {
 		"slowest, %v, and its reply %v more; it got %s, and a visitor after it, on a fresh instance, got %s and read "+
 		"the row %s. The contract's slowest read must be stored, reply included: a deadline of exactly %v gives "+
 		"it up as its answer arrives. Give the read a deadline well past it (10 s, say)", slowestRead, replyTime,
-		describe(o), describe(fresh), count(again, "more time"), slowestRead))
+		describe(o), describe(fresh), fleet.Count(again, "more time"), slowestRead))
 }
 
 // failedCommand names the command of t the scene's Tap.Fail struck, for a
@@ -285,7 +285,7 @@ func quietAfter(s *scene, figure string) check.Verdict {
 			return check.Failed(figure, fmt.Sprintf("every visitor had returned, and in the next %v of the shops' clock "+
 				"shop-%d sent Redis %s more (%s): work that outlives the visitor it was for, such as a keepalive "+
 				"that goes on after its read, or one on a context that is never cancelled. Stop it with the read, "+
-				"and wait for it to stop", maxLease, i+1, count(more, "command"), s.sentAfter(i, sent[i])))
+				"and wait for it to stop", maxLease, i+1, fleet.Count(more, "command"), s.sentAfter(i, sent[i])))
 		}
 	}
 	return check.Passed(figure)
@@ -404,7 +404,7 @@ func DatabaseDown(h *harness.H, newShop NewShop) check.Verdict {
 		return downVerdict(err, "the visitors, with the database down,")
 	}
 	n, limit := s.RowReads(), downRate*int(downFor/time.Second)
-	figure := fmt.Sprintf("%s in %v of outage, %d visitors", count(n, "read"), downFor, len(crowds))
+	figure := fmt.Sprintf("%s in %v of outage, %d visitors", fleet.Count(n, "read"), downFor, len(crowds))
 	if n > limit {
 		return check.Failed(figure, fmt.Sprintf("for %v every read of the row failed at once (%s), while a visitor came "+
 			"to each of %d instances every %v; the fleet read the failing database %d times, more than %d a second. "+

@@ -44,7 +44,7 @@ func InvalidateSteps(h *harness.H, newShop NewShop) check.Verdict {
 			}
 		}
 	}
-	return check.Passed(fmt.Sprintf("a fill at every step of the write's invalidation, %s", count(scenes, "scene")))
+	return check.Passed(fmt.Sprintf("a fill at every step of the write's invalidation, %s", fleet.Count(scenes, "scene")))
 }
 
 // invalidateStep is one scene of InvalidateSteps: the filler came before

@@ -130,7 +130,7 @@ func writeStep(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 			return waitVerdict(err, "shop-1's write was"), false
 		}
 		if !stop.Reached() {
-			return check.Passed(fmt.Sprintf("a visitor before the commit and before each of the write's %s after it", count(k-1, "command"))), false
+			return check.Passed(fmt.Sprintf("a visitor before the commit and before each of the write's %s after it", fleet.Count(k-1, "command"))), false
 		}
 		where = fmt.Sprintf("before its command %d after the commit (%s)", k, fleet.Shorten(stop.Held()))
 	}
@@ -746,7 +746,7 @@ func localHits(h *harness.H, newShop NewShop, afterWrite bool) check.Verdict {
 		return v
 	}
 	sent := s.sent(i, since)
-	figure := fmt.Sprintf("%d visitors %s: %s to Redis", burst, when, count(len(sent), "command"))
+	figure := fmt.Sprintf("%d visitors %s: %s to Redis", burst, when, fleet.Count(len(sent), "command"))
 	if len(sent) == 0 {
 		return check.Passed(figure)
 	}
@@ -754,11 +754,11 @@ func localHits(h *harness.H, newShop NewShop, afterWrite bool) check.Verdict {
 		return check.Failed(figure, fmt.Sprintf("shop-1 wrote %s, and shop-2's next visitor fetched it again; then %d visitors of "+
 			"shop-2 sent Redis %s (%s): the fill after the write was not kept. A fill of the version the message "+
 			"announced is as new as it gets: keep it (store when its version is at least the floor, not above it).",
-			cents(newPrice), burst, count(len(sent), "command"), s.sentAfter(i, since)))
+			cents(newPrice), burst, fleet.Count(len(sent), "command"), s.sentAfter(i, since)))
 	}
 	return check.Failed(figure, fmt.Sprintf("shop-1 held a copy of the price, and %d visitors asking for it sent Redis %s (%s). "+
 		"A hit on the copy must cost no round trip: that is what the copy is for. Serve it from memory, "+
-		"and leave keeping it right to the messages and its time to live.", burst, count(len(sent), "command"), s.sentAfter(i, since)))
+		"and leave keeping it right to the messages and its time to live.", burst, fleet.Count(len(sent), "command"), s.sentAfter(i, since)))
 }
 
 // hitDuringFetch is LocalHits' third scene.
@@ -871,7 +871,7 @@ func oneRead(h *harness.H, newShop NewShop, warm bool) check.Verdict {
 				n++
 			}
 		}
-		figure := fmt.Sprintf("%d visitors missing one book, Redis warm: %s of Redis", burst, count(n, "read"))
+		figure := fmt.Sprintf("%d visitors missing one book, Redis warm: %s of Redis", burst, fleet.Count(n, "read"))
 		if n > 1 {
 			return check.Failed(figure, fmt.Sprintf("%d visitors of shop-1 missed its copy at once, and shop-1 read Redis %d times "+
 				"for them (%s). Its visitors of one book should share one fetch (a flight, as in cases 1 to 6): "+
@@ -880,7 +880,7 @@ func oneRead(h *harness.H, newShop NewShop, warm bool) check.Verdict {
 		return check.Passed(figure)
 	}
 	n := s.db.RowReads(book) - rowsBefore
-	figure := fmt.Sprintf("%d visitors missing one book, Redis empty: %s of the row", burst, count(n, "read"))
+	figure := fmt.Sprintf("%d visitors missing one book, Redis empty: %s of the row", burst, fleet.Count(n, "read"))
 	if n > 1 {
 		return check.Failed(figure, fmt.Sprintf("%d visitors of shop-1 missed at once with Redis empty, and shop-1 read the row %d times. "+
 			"Its visitors of one book should share one fetch (a flight): one read of Redis, and on a miss one read of the row.", burst, n))

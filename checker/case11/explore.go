@@ -369,7 +369,10 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
 	w := &xworld{sc: sc, story: story}
-	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true},
+	// Quick (one snapshot) on the embedded server only: on a real one a
+	// subscription's reader waits on the network, which only fleet.Parked
+	// takes for rest.
+	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: wd.Embedded()},
 		reads: fleet.HoldCalls(), commits: fleet.HoldCalls(), newShop: newShop, channel: newChannel(wd)}
 	s.listening, s.stop = context.WithCancel(h.Context())
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(w.readHook), catalog.WithCommitHook(w.commitHook))
@@ -424,7 +427,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 			w.mu.Lock()
 			w.cuts[i] = played{happened: true, shop: cut.Shop, at: w.now(), back: -1}
 			w.mu.Unlock()
-			w.logf("shop-%d's subscription is cut (%s closed)", cut.Shop+1, count(n, "connection"))
+			w.logf("shop-%d's subscription is cut (%s closed)", cut.Shop+1, fleet.Count(n, "connection"))
 			if s.Clock.Sleep(sceneCtx, cut.Back-cut.At) == nil {
 				w.logf("shop-%d may connect again", cut.Shop+1)
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -423,62 +422,13 @@ func namesKey(cmd redis.Cmder) bool {
 	return len(idx) > 0
 }
 
-// gotOne checks that every visitor of c returned one of the prices.
-func gotOne(c *harness.Crowd[int], who string, prices ...int) check.Verdict {
-	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
-		case !slices.Contains(prices, o.Value):
-			want := make([]string, len(prices))
-			for i, p := range prices {
-				want[i] = cents(p)
-			}
-			return check.Failed("", fmt.Sprintf("%s got %s; the price was %s", who, cents(o.Value), strings.Join(want, " or ")))
-		}
-	}
-	return check.Passed("")
-}
+// The verdicts every Redis case's checks share (fleet/verdicts.go), with
+// this case's patience.
+var (
+	stuckVerdict = fleet.StuckVerdict
+	gotOne       = fleet.GotOne
+	wrote        = fleet.Wrote
+	cents        = fleet.Cents
+)
 
-// wrote checks that a write returned without an error.
-func wrote(c *harness.Crowd[int], who string) check.Verdict {
-	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
-		}
-	}
-	return check.Passed("")
-}
-
-// stuckVerdict fails a check whose visitors never finished.
-func stuckVerdict(err error) check.Verdict {
-	msg := "the visitors never finished: " + err.Error()
-	if strings.Contains(msg, " in sleep") || strings.Contains(msg, " in select") {
-		msg += " (wait with the clock New is given, clk.Sleep, not time.Sleep, time.After or a ticker: the checker moves that clock by hand)"
-	}
-	return check.Failed("", msg)
-}
-
-// waitVerdict fails a check whose visitors did not finish.
-func waitVerdict(err error, who string) check.Verdict {
-	if errors.Is(err, fleet.ErrNoBound) {
-		return check.Failed("", fmt.Sprintf("%s still waiting after %v of the shops' clock", who, patience))
-	}
-	return stuckVerdict(err)
-}
-
-// cents prints a price: 1299 is 12.99.
-func cents(p int) string { return fmt.Sprintf("%d.%02d", p/100, p%100) }
-
-// count says "1 read" or "3 reads".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func waitVerdict(err error, who string) check.Verdict { return fleet.WaitVerdict(err, who, patience) }

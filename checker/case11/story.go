@@ -192,7 +192,7 @@ func (t *told) print(w io.Writer, embedded bool) {
 	}
 	var told []string
 	for _, p := range slices.Sorted(maps.Keys(t.prices)) {
-		told = append(told, fmt.Sprintf("%s by %s", cents(p), count(len(t.prices[p]), "server")))
+		told = append(told, fmt.Sprintf("%s by %s", cents(p), fleet.Count(len(t.prices[p]), "server")))
 	}
 	fmt.Fprintf(w, "At %s, %.0f s after the write, visitors were told %s.\n",
 		clockText(t.start, t.start.Add(storyWrite+storyLook)), storyLook.Seconds(), strings.Join(told, ", "))

@@ -45,6 +45,11 @@ type entry struct {
 type onServer struct {
 	fails, skips []string
 	why          string
+	// others, when set, says why the entry's checks that its row names
+	// neither as failed nor as skipped may fail on a real server, now and
+	// then: there they are logged, not held (an entry that talks to the
+	// whole server, where checks run side by side).
+	others string
 }
 
 // entries holds each case's library, filled by the caseNN_test.go files.
@@ -300,7 +305,12 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 	rep, err := w.Grade(context.Background(), opts)
 	require.NoError(t, err)
 	require.Empty(t, rep.NoRace, "the library is proved with the race detector")
+	others := e.server != nil && e.server.others != "" && fleet.ServerURL() != ""
 	for _, res := range rep.Results {
+		if others && !slices.Contains(e.fails, res.ID) && !slices.Contains(e.skips, res.ID) {
+			t.Logf("on a real server %s: %s", res.ID, res.Status)
+			continue
+		}
 		if _, ok := e.maybe[res.ID]; ok {
 			t.Logf("maybe %s: %s", res.ID, res.Status) // what it was this time, for the table's reader
 			continue
