@@ -114,3 +114,35 @@ func priceRow[S PriceShop](technique, code string, n int, newShop func(*catalog.
 		Seed: seed,
 	}
 }
+
+// NearCacheShop is a shop of case 11: case 10's read and write paths with
+// a copy of each price in the server's memory, and the loop that keeps
+// the copy in step, which the server runs as long as it lives.
+type NearCacheShop interface {
+	PriceShop
+	Listen(ctx context.Context) error
+}
+
+// nearChannel is the channel the near cache's servers share.
+const nearChannel = "prices"
+
+// NearCache is a row for a case-11-shaped shop: New(db, rdb, clk,
+// channel), each server running its Listen for the whole row, read by
+// Price on the hot book and written by its own SetPrice, which commits,
+// leaves its tombstone in Redis and publishes.
+func NearCache[S NearCacheShop](technique, code string, n int, newShop func(*catalog.DB, *redis.Client, clock.Clock, string) S) Row {
+	return Row{
+		Technique: technique, Code: code, Case: n,
+		Open: func(env *Env, _ int) Shop {
+			row, _ := env.DB.Peek(HotBook) // before the write: rows are opened before it
+			shop := newShop(env.DB, env.Redis(), env.Clock, nearChannel)
+			env.Go(func(ctx context.Context) { _ = shop.Listen(ctx) })
+			return priced{shop: shop, old: row.Price}
+		},
+		Write: func(ctx context.Context, env *Env) error {
+			return newShop(env.DB, env.admin(), env.Clock, nearChannel).SetPrice(ctx, HotBook, WrittenPrice)
+		},
+		Seed: Seed{None: "the worked example has no near cache; seed 003 names keeping the clients' own copies " +
+			"in step as a goal of its own"},
+	}
+}

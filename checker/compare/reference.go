@@ -13,6 +13,7 @@ import (
 	"stampede/solutions/case08"
 	"stampede/solutions/case09"
 	"stampede/solutions/case10"
+	"stampede/solutions/case11"
 )
 
 // Reference returns the table's rows on the lab's reference solutions, in
@@ -35,6 +36,7 @@ func Reference() []Row {
 		// pairs the versions with a lock, and a known-wrong one.
 		VersionedCAS("versioned compare-and-set", "checker/library/case10/right/versioncas", 10, versioncas.New),
 		DoubleDelete("delayed double delete", "checker/library/case10/wrong/doubledelete", 10, doubledelete.New),
+		NearCache("near cache", "solutions/case11", 11, case11.New),
 	}
 }
 
@@ -45,7 +47,7 @@ func Reference() []Row {
 type Adapter struct {
 	Case      int
 	Technique string
-	Func      string // "SingleFlight", "RedisLock", "XFetch", "Jitter", "ServeStale", "Leases"
+	Func      string // "SingleFlight", "RedisLock", "XFetch", "Jitter", "ServeStale", "Leases", "NearCache"
 }
 
 // Cases lists the cases that have a row in the table, with their adapter.
@@ -58,6 +60,7 @@ func Cases() []Adapter {
 		{Case: 8, Technique: "TTL jitter, one key", Func: "Jitter"},
 		{Case: 9, Technique: "serve stale", Func: "ServeStale"},
 		{Case: 10, Technique: "leases", Func: "Leases"},
+		{Case: 11, Technique: "near cache", Func: "NearCache"},
 	}
 }
 

@@ -99,6 +99,18 @@ type Env struct {
 	mr      *miniredis.Miniredis
 	clients []*redis.Client
 	seed    uint64
+	stops   []context.CancelFunc // what Go started, ended by close
+}
+
+// Go runs fn on a goroutine of its own until the row ends: a server's
+// loop that lives as long as the server (case 11's Listen). fn's ctx ends
+// when the row does, before its Redis closes.
+func (e *Env) Go(fn func(ctx context.Context)) {
+	ctx, stop := context.WithCancel(context.Background())
+	e.mu.Lock()
+	e.stops = append(e.stops, stop)
+	e.mu.Unlock()
+	go fn(ctx)
 }
 
 // Redis returns a new client of the row's embedded Redis, reached over an
@@ -152,6 +164,9 @@ func (e *Env) Random(server int) func() float64 {
 func (e *Env) close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, stop := range e.stops {
+		stop()
+	}
 	for _, c := range e.clients {
 		_ = c.Close()
 	}
