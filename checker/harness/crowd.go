@@ -156,7 +156,7 @@ func (c *Crowd[T]) Wait() error {
 		}
 		deadlock = c.h.stuck(gs, Deadlocked, "deadlocked")
 		return true
-	}, c.done, time.Millisecond, wallBudget(c.h.bound))
+	}, c.done, time.Millisecond, hangBudget(c.h.bound))
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func (h *H) Dir() string { return h.dir }
 func (h *H) Settled(ready func() bool) error {
 	return h.await(func(gs []stack.Goroutine) bool {
 		return ready() && all(gs, stack.Goroutine.Blocked)
-	}, nil, time.Millisecond, wallBudget(h.bound))
+	}, nil, time.Millisecond, hangBudget(h.bound))
 }
 
 // Watch watches a story (code that is not a crowd of visitors) until done
@@ -152,6 +152,28 @@ type budget struct {
 	spent func() time.Duration // how much the wait has used so far
 	limit time.Duration
 	of    string // what is measured, for the message: "" for the clock's time
+	// starved, if set, excuses a budget used up while the machine starved
+	// the process (see hang).
+	starved func(gs []stack.Goroutine) bool
+}
+
+// over reports whether the budget is used up, gs being the process's
+// goroutines now.
+func (b budget) over(gs []stack.Goroutine) bool {
+	return b.spent() > b.limit && (b.starved == nil || !b.starved(gs))
+}
+
+// hangBudget is the hang bound of d as a budget: d of the clock's time,
+// or up to starvedBounds times d while the machine starves the process.
+func hangBudget(d time.Duration) budget {
+	w := newHang(d)
+	return budget{
+		spent: func() time.Duration { return time.Since(w.start) },
+		limit: d,
+		starved: func(gs []stack.Goroutine) bool {
+			return w.cpuOK && time.Since(w.start) <= starvedBounds*d && w.starved(gs)
+		},
+	}
 }
 
 // wallBudget is a budget of d on the clock, from now.
@@ -189,7 +211,7 @@ func (h *H) await(cond func([]stack.Goroutine) bool, done <-chan struct{}, every
 			return nil
 		}
 		for _, b := range budgets {
-			if b.spent() > b.limit {
+			if b.over(gs) {
 				return h.stuck(gs, Running, fmt.Sprintf("still running after %v%s", b.limit, b.of))
 			}
 		}

@@ -37,9 +37,9 @@ import (
 //
 // Quiet is for drivers of virtual time, which must wait for the process to
 // come to rest before every move of the clock, hundreds of times in one
-// run. It returns a *Stuck error at the hang bound.
+// run. It returns a *Stuck error at the hang bound (see hang).
 func (h *H) Quiet(ready func() bool) error {
-	deadline := time.Now().Add(h.bound)
+	bound := newHang(h.bound)
 	buf := snapshots.Get().(*[]byte)
 	defer snapshots.Put(buf)
 	// When the counts decide rest, a snapshot is only a fallback for a
@@ -100,7 +100,7 @@ func (h *H) Quiet(ready func() bool) error {
 			// to rest, and under a schedule each would wait its turn.
 			return h.flood(h.others())
 		}
-		if time.Now().After(deadline) {
+		if bound.past(h.others) {
 			return h.stuck(h.others(), Running, fmt.Sprintf("still running after %v", h.bound))
 		}
 		pause(try)
