@@ -98,16 +98,15 @@ const (
 // a random scene: fixedBase + scene·fixedStride + order·(maxSwitch+1) +
 // change point. Change points below maxSwitch are single switches;
 // maxSwitch itself is the lockstep play, with a change point at every
-// step (up to lockstepSteps), so that the goroutines take turns one
+// step (point.Lockstep), so that the goroutines take turns one
 // statement each: two visitors of the same code then both look before
 // either acts, which no single switch makes happen (a count added to and
 // read back in two steps, both adding before either reads).
 const (
-	fixedBase     = 1 << 40
-	maxSwitch     = 99
-	fixedStride   = 2 * (maxSwitch + 1)
-	lockstep      = maxSwitch
-	lockstepSteps = 4096
+	fixedBase   = 1 << 40
+	maxSwitch   = 99
+	fixedStride = 2 * (maxSwitch + 1)
+	lockstep    = maxSwitch
 )
 
 // fixedSeed returns the seed of fixed scene i, in an order (0 or 1),
@@ -138,11 +137,7 @@ func (e *Explorer[S]) schedule(seed uint64) *point.Schedule {
 		case 0:
 			return point.Ordered(order == 1)
 		case lockstep:
-			every := make([]int, lockstepSteps)
-			for i := range every {
-				every[i] = i + 1
-			}
-			return point.Ordered(order == 1, every...)
+			return point.Lockstep(order == 1)
 		}
 		return point.Ordered(order == 1, c)
 	}

@@ -38,19 +38,30 @@ import (
 // the check says so instead of passing.
 func OneAtATime[N any](run func(h *H, newShop N) check.Verdict) func(h *H, newShop N) check.Verdict {
 	return func(h *H, newShop N) check.Verdict {
-		s := point.Turns()
-		point.Start(s)
-		h.turns = true
-		defer func() {
-			h.turns = false
-			point.Stop()
-		}()
-		v := run(h, newShop)
-		if late := s.Late(); late > 0 && v.Pass {
-			return check.Skipped(fmt.Sprintf("the checker lost hold of its schedule (%d goroutines let go by its safety net): the verdict is not one it can stand by", late))
-		}
-		return v
+		return h.Under(point.Turns(), func() check.Verdict { return run(h, newShop) })
 	}
+}
+
+// Under plays fn with the schedule s in force: every goroutine that
+// reaches a schedule point waits there until the harness's waits let it
+// go, as s chooses (see OneAtATime for Turns, and point.Lockstep, under
+// which the goroutines take turns one statement each, so that two
+// visitors of the same code both look before either acts). A hold the
+// harness did not let go within two seconds is let go by the schedule's
+// own safety net; the play was then not the chosen one, and a PASS
+// becomes a check that says so.
+func (h *H) Under(s *point.Schedule, fn func() check.Verdict) check.Verdict {
+	point.Start(s)
+	h.turns = true
+	defer func() {
+		h.turns = false
+		point.Stop()
+	}()
+	v := fn()
+	if late := s.Late(); late > 0 && v.Pass {
+		return check.Skipped(fmt.Sprintf("the checker lost hold of its schedule (%d goroutines let go by its safety net): the verdict is not one it can stand by", late))
+	}
+	return v
 }
 
 // holding reports whether a OneAtATime schedule holds goroutines that a

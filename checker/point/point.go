@@ -241,6 +241,23 @@ func Ordered(reverse bool, changes ...int) *Schedule {
 	return s
 }
 
+// LockstepSteps is how many steps a Lockstep schedule switches at; past
+// them the runner runs on as under Ordered.
+const LockstepSteps = 4096
+
+// Lockstep returns an Ordered schedule with a change point at every step
+// (up to LockstepSteps), so that the goroutines take turns one statement
+// each: two visitors of the same code then both look before either acts,
+// which no single switch makes happen (a count added to and read back in
+// two steps, both adding before either reads).
+func Lockstep(reverse bool) *Schedule {
+	every := make([]int, LockstepSteps)
+	for i := range every {
+		every[i] = i + 1
+	}
+	return Ordered(reverse, every...)
+}
+
 // Turns returns a schedule that runs goroutines one at a time, in turns:
 // at rest, the goroutine held longest goes on (goroutines held together
 // in the order collect gives them: the checker's visitors by number).
