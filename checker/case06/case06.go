@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -32,7 +33,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "fleet-once", Name: "a burst on every instance makes one source read for the whole fleet",
 		Catches: "in-process single-flight alone (one read per instance), losers that read anyway, and a holder that takes the lock without looking in Redis again"}, Run: FleetOnce},
 	{Info: check.Info{ID: "per-instance", Name: "each instance makes at most one lock attempt per burst, not one per visitor",
-		Catches: "a lock taken by every visitor instead of by each instance's one flight"}, Run: PerInstance},
+		Catches: "a lock taken by every visitor instead of by each instance's one flight"}, Run: fleet.OneAtATime(PerInstance)},
 	{Info: check.Info{ID: "losers-wait", Name: "instances that lose the lock do not read the source: they wait for the fill",
 		Catches: "losers that query anyway, which makes the lock decorative, and losers that give up at once"}, Run: LosersWait},
 	{Info: check.Info{ID: "lock-expires", Name: "a holder that dies mid-rebuild blocks the fleet only until its lock expires; then another instance rebuilds",
@@ -48,9 +49,9 @@ var checks = []harness.Check[NewShop]{
 	{Info: ExploreInfo, Run: ExploreFleet},
 	{Info: switchesInfo, Run: SwitchesFleet},
 	{Info: panicInfo, Run: Panics},
-	{Info: storeRefusedInfo, Run: StoreRefused},
+	{Info: storeRefusedInfo, Run: fleet.OneAtATime(StoreRefused)},
 	{Info: firstLeavesInfo, Run: FirstLeaves},
-	{Info: redisDownInfo, Run: RedisDown},
+	{Info: redisDownInfo, Run: fleet.OneAtATime(RedisDown)},
 	{Info: coldBoundedInfo, Run: ColdBounded},
 	{Info: redisStallsInfo, Run: RedisStalls},
 	{Info: failedAgainInfo, Run: FailedAgain},

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
@@ -37,9 +38,9 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "slow-leader", Name: "a filler whose lease expired while another took over is refused (CONFLICT), and what it read is not stored",
 		Catches: "a lease token that is the same for every filler, and a fill that checks only that some lease exists"}, Run: SlowLeader},
 	{Info: check.Info{ID: "lease-coalesces", Name: "while one filler holds the lease nobody else reads the row; the others wait for its fill, within a bound",
-		Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"}, Run: LeaseCoalesces},
+		Catches: "a cache with no lease (every miss reads the row), losers that read anyway, and a wait with no bound"}, Run: fleet.OneAtATime(LeaseCoalesces)},
 	{Info: oneWaitInfo, Run: OneWait},
-	{Info: comeBackInfo, Run: ComeBack},
+	{Info: comeBackInfo, Run: fleet.OneAtATime(ComeBack)},
 	{Info: check.Info{ID: "ttl", Name: "every key has a time to live: a crash between commit and delete serves the old price for at most a minute",
 		Catches: "a price or a lease stored with no time to live, or given one by a second command, and a price that lives longer than a minute"}, Run: EveryKeyExpires},
 	{Info: tokensInfo, Run: Tokens},

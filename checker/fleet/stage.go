@@ -226,3 +226,26 @@ func AllDone[T any](crowds []*harness.Crowd[T]) bool {
 	}
 	return true
 }
+
+// OneAtATime returns run played with the shops' goroutines let go one at a
+// time (harness.OneAtATime) on the embedded server, and run as it is on a
+// real one. A check whose verdict on some wrong answer would otherwise be
+// the machine's (an unguarded map that crashes only when two visitors
+// write it together; a visitor that joins a flight or starts its own as
+// the Go scheduler has it) then gives one verdict in every run.
+//
+// Not on a real server: a reply there can sit in the kernel, so each
+// release waits for three snapshots a millisecond apart (Settle), and a
+// burst of fifty visitors let go one at a time outlasts the hang bound;
+// and the network's timing, not a schedule, orders what arrives, so the
+// verdict could not be the schedule's anyway. A real server proves the
+// right answers, which no schedule can fail.
+func OneAtATime[N any](run func(h *harness.H, newShop N) check.Verdict) func(h *harness.H, newShop N) check.Verdict {
+	turns := harness.OneAtATime(run)
+	return func(h *harness.H, newShop N) check.Verdict {
+		if ServerURL() != "" {
+			return run(h, newShop)
+		}
+		return turns(h, newShop)
+	}
+}
