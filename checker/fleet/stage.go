@@ -183,7 +183,23 @@ func (s *Stage) Elapse(d time.Duration) error { return s.Driver().Elapse(d) }
 func (s *Stage) stuck(cause harness.Cause, why string) *harness.Stuck {
 	st := s.H.Stuck(cause, why)
 	st.Places = s.Places()
+	if cause == harness.Deadlocked && s.lockLines() >= 2 {
+		// The visitors wait on a flight; what holds it up is a fill's
+		// goroutine and a visitor's, each waiting for the other's lock.
+		st.Hint = harness.LockOrder
+	}
 	return st
+}
+
+// lockLines counts the shop's lines at which a goroutine waits for a lock.
+func (s *Stage) lockLines() int {
+	lines := map[string]bool{}
+	for _, g := range stack.Parse(Dump()) {
+		if fr, ok := g.In(s.H.Dir()); ok && harness.LockWait(g.State) {
+			lines[stack.Where(fr, check.Module)] = true
+		}
+	}
+	return len(lines)
 }
 
 // Places says where the goroutines running the shop's code are waiting,

@@ -349,6 +349,17 @@ func (s *Stuck) Error() string {
 	return msg
 }
 
+// LockOrder is the likely cause of goroutines waiting for locks at two or
+// more of the student's lines, with nothing running.
+const LockOrder = "a lock that is never released: an Unlock missing on a path that returns early (an error, a panic), " +
+	"or a lock taken twice by one goroutine; or two locks taken in opposite orders (one call holds the first " +
+	"and waits for the second while another holds the second and waits for the first): take them in one order on every path"
+
+// LockWait reports whether a goroutine in this state waits for a lock.
+func LockWait(state string) bool {
+	return strings.HasPrefix(state, "sync.") && strings.Contains(state, "Lock")
+}
+
 // likelyCause names the usual reason for visitors stuck in a state.
 func likelyCause(state string) string {
 	switch {
@@ -431,6 +442,7 @@ func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(st
 	count, states := map[string]int{}, map[string]int{}
 	var order []string
 	spinning, held := false, false
+	lockedAt := map[string]bool{} // the student's lines where a goroutine waits for a lock
 	for _, g := range gs {
 		if !pick(g) {
 			continue
@@ -460,6 +472,9 @@ func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(st
 			held = true
 		default:
 			states[g.State]++
+			if mine && LockWait(g.State) {
+				lockedAt[where] = true
+			}
 		}
 		if count[place] == 0 {
 			order = append(order, place)
@@ -481,6 +496,9 @@ func (h *H) describe(gs []stack.Goroutine, cause Cause, why string, pick func(st
 		common = "running"
 	}
 	s.Hint = likelyCause(common)
+	if !s.Busy && len(lockedAt) >= 2 {
+		s.Hint = LockOrder
+	}
 	if s.Busy && (spinning || held) {
 		s.Hint = "busy-waiting: the visitors spin while the query runs instead of waiting for it; wait on a channel, a lock or a sync.Cond instead"
 	}
