@@ -662,15 +662,31 @@ func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newS
 // as the write comes (the second). A fill that looks at what the messages
 // said and then stores in a second step can be paused between the two
 // while the write commits and its message is read: it then stores the
-// old price over a floor it has not seen.
+// old price over a floor it has not seen. In the third, a fill of one book
+// lands on shop-1 as a visitor of another book misses there: a fill that
+// takes two locks in one order, where a visitor takes them in the other,
+// can be paused between them while the visitor takes the first, and the
+// instance freezes for good. In the fourth, shop-2's subscription is cut
+// across a write on shop-1 while shop-2's fill reads the old row, and comes
+// back as the fill lands: a subscription that forgets the copies and
+// starts its new epoch in two critical sections lets the fill store the
+// old price between them, under the old epoch.
 func fixedScenes() []xscene {
 	row, _ := catalog.New().Peek(book)
+	other := otherBook().Book
 	return []xscene{{
 		Shops: 2, Books: []string{book}, Warm: []xwarm{{Shop: 0, Book: book}},
 		Visitors: []xvisitor{{Shop: 1, Book: book}, {Shop: 0, Book: book, Price: row.Price + 100}},
 	}, {
 		Shops: 2, Books: []string{book}, Cost: 50 * xms,
 		Visitors: []xvisitor{{Shop: 1, Book: book}, {Shop: 0, Book: book, At: 50 * xms, Price: row.Price + 100}},
+	}, {
+		Shops: 1, Books: []string{book, other}, Cost: 50 * xms,
+		Visitors: []xvisitor{{Shop: 0, Book: book}, {Shop: 0, Book: other, At: 50 * xms}},
+	}, {
+		Shops: 2, Books: []string{book}, Cost: 50 * xms,
+		Visitors: []xvisitor{{Shop: 1, Book: book}, {Shop: 0, Book: book, At: 10 * xms, Price: row.Price + 100}},
+		Cuts:     []xcut{{Shop: 1, At: 5 * xms, Back: 50 * xms}},
 	}}
 }
 
@@ -678,10 +694,13 @@ func fixedScenes() []xscene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
-	Name: "two small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
-		"and with the goroutines taking turns one statement each (a fill and a write at one instant)",
+	Name: "four small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
+		"and with the goroutines taking turns one statement each (a fill and a write at one instant; a fill landing as another book misses; " +
+		"a fill landing as a cut subscription comes back)",
 	Catches: "a fill that compares with the floor, lets the lock go, and stores under the lock taken again: a message read " +
-		"between the two is not seen (a gap between two statements, which no hand-built scene can open)",
+		"between the two is not seen (a gap between two statements, which no hand-built scene can open); " +
+		"two locks taken in one order by a miss and in the other by a fill that lands (the instance freezes); " +
+		"a new subscription that forgets the copies and starts its epoch in two critical sections",
 }
 
 // Switches plays the fixed scenes under every schedule with one switch
