@@ -13,6 +13,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -30,7 +31,9 @@ var letGoInfo = check.Info{
 		"own context, which is already cancelled when it leaves; a lease let go only when the database fails; and " +
 		"one let go with a plain DEL, which ends the lease of the filler who took over; and a backoff after a " +
 		"failed read that shortens the lease with a plain PEXPIRE, which cuts the lease of the filler who took " +
-		"over (wrong/backoff-plain-pexpire); and a backoff longer than the contract's half second (wrong/backoff-one-second)",
+		"over (wrong/backoff-plain-pexpire); a backoff longer than the contract's half second (wrong/backoff-one-second); " +
+		"and a fill whose visitors, leaving, look at how many are left in one step and count themselves out in another: " +
+		"two who leave at once, taking turns one statement each, both see the other, and nobody ends the fill (wrong/leave-check-then-dec)",
 }
 
 // writerLeavesInfo is the check that a write's delete does not depend on
@@ -93,6 +96,7 @@ const (
 	deadlinePasses               // the visitor's deadline passes while the row is read
 	redisFails                   // the first Redis command after a good read fails
 	leaseThenFails               // the first Redis command after the lease is taken fails
+	bothLeave                    // the fill's two visitors leave at one instant, in lockstep
 )
 
 // LetGo checks that a filler who will not fill lets its lease go, and only
@@ -108,7 +112,7 @@ const (
 // paths that give up, and one let go with a plain DEL, which ends the
 // lease of the filler who took over.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
-	for _, how := range []giveUp{readFails, visitorLeaves, deadlinePasses, redisFails, leaseThenFails} {
+	for _, how := range []giveUp{readFails, visitorLeaves, deadlinePasses, redisFails, leaseThenFails, bothLeave} {
 		if v := letGo(h, newShop, how); !v.Pass {
 			return v // a failure, or a skip: code that takes no lease
 		}
@@ -119,7 +123,7 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 		}
 	}
 	return check.Passed("after a failed read, a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
-		"failed after one and one that failed right after the lease, the next visitor read at once; a lease " +
+		"failed after one and one that failed right after the lease, and two visitors of one fill who left together, the next visitor read at once; a lease " +
 		"taken over was left to its new holder, whether the old one's visitor left or its read failed")
 }
 
@@ -160,12 +164,16 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		s.taps[0].Fail(fleet.Nth(2), errRedis, 1)
 		lease.Release()
 		what = "the next Redis command it sent failed (" + errRedis.Error() + ")"
-	case visitorLeaves, deadlinePasses, redisFails:
-		var leave context.CancelFunc
+	case visitorLeaves, deadlinePasses, redisFails, bothLeave:
+		var leave, leave2 context.CancelFunc
+		var r2 *harness.Crowd[int]
 		if how == deadlinePasses {
 			r = s.ReadWithin(0, visitorDeadline)
 		} else {
 			r, leave = s.ReadLeaving(0)
+		}
+		if how == bothLeave {
+			r2, leave2 = s.ReadLeaving(0)
 		}
 		if err := s.Settle(); err != nil {
 			return stuckVerdict(err)
@@ -181,6 +189,23 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		case visitorLeaves:
 			leave()
 			what = "its visitor left while the row was being read (its context was cancelled)"
+		case bothLeave:
+			// At one instant, taking turns one statement each: a fill
+			// whose visitors look at how many are left in one step and
+			// count themselves out in another sees two left, twice, and
+			// nobody ends it (c10-leave-check-then-dec).
+			v := h.Under(point.Lockstep(false), func() check.Verdict {
+				leave()
+				leave2()
+				if err := s.Drive(func() bool { return r.Done() && r2.Done() }, patience); err != nil {
+					return waitVerdict(err, "shop-1's two visitors of one fill, after they left together, were")
+				}
+				return check.Passed("")
+			})
+			if !v.Pass {
+				return v
+			}
+			what = "then it and a second visitor who had joined its fill left at the same instant, while the row was being read"
 		case deadlinePasses:
 			what = fmt.Sprintf("its visitor's deadline (%v) passed while the row was being read (context.DeadlineExceeded, "+
 				"which is no news about the database either)", visitorDeadline)
