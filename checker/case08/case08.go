@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/shop/clock"
 	"stampede/shop/events"
@@ -42,19 +43,19 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"}, Run: Budget},
 	{Info: comeBackInfo, Run: ComeBack},
 	{Info: check.Info{ID: "failed-again", Name: "a page whose query failed, or panicked, is queried again by its next reader, who gets its page",
-		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error) or panics (slot-leak-on-panic): more failures than the pool holds leave it empty"}, Run: FailedAgain},
+		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error) or panics (slot-leak-on-panic): more failures than the pool holds leave it empty"}, Run: fleet.OneAtATime(FailedAgain)},
 	{Info: check.Info{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
 		Catches: "a failed query that gives its slot back twice (double-release-on-error): each failure widens the pool by one"}, Run: SlotsAfterFailure},
 	{Info: check.Info{ID: "starter-leaves", Name: "a reader who hangs up while its rebuild waits for a slot takes no other reader's page with it",
-		Catches: "a database slot waited for on the context of the reader who started the rebuild (acquire-on-starter-ctx)"}, Run: StarterLeaves},
+		Catches: "a database slot waited for on the context of the reader who started the rebuild (acquire-on-starter-ctx)"}, Run: fleet.OneAtATime(StarterLeaves)},
 	{Info: check.Info{ID: "outage", Name: "while the database fails every query, every reader is answered within its budget, and each page's flight queries once",
-		Catches: "a reader that retries a failed page with a fresh budget for each try (retry-resets-budget), and never returns while the outage lasts; and a flight that tries a failed query again at once (retry-no-backoff)"}, Run: Outage},
+		Catches: "a reader that retries a failed page with a fresh budget for each try (retry-resets-budget), and never returns while the outage lasts; and a flight that tries a failed query again at once (retry-no-backoff)"}, Run: fleet.OneAtATime(Outage)},
 	{Info: check.Info{ID: "slow-write", Name: "a slow Redis write of one page holds up no other page's rebuild",
-		Catches: "a flight table whose mutex is held across the Redis SET (table-lock-across-set): one slow write stops every page"}, Run: SlowWrite},
+		Catches: "a flight table whose mutex is held across the Redis SET (table-lock-across-set): one slow write stops every page"}, Run: fleet.OneAtATime(SlowWrite)},
 	{Info: check.Info{ID: "hit-ttl", Name: "hits leave a page's time to live alone: pages read 10 s after the warm-up still expire when they would have",
 		Catches: "GETEX or EXPIRE on a hit, to exactly 30 s (getex-sliding-ttl: pages read together expire together again) or to a fresh draw (sliding-jitter: a page read often is never rebuilt)"}, Run: HitTTL},
 	{Info: check.Info{ID: "late-reader", Name: "a reader who joins a rebuild just before its first reader gives up waits a budget of its own",
-		Catches: "one budget timer for the whole flight, started by its first reader (flight-budget): whoever joins late is told to try again at once"}, Run: LateReader},
+		Catches: "one budget timer for the whole flight, started by its first reader (flight-budget): whoever joins late is told to try again at once"}, Run: fleet.OneAtATime(LateReader)},
 	{Info: check.Info{ID: "hung-query", Name: "while the database hangs 21 pages, 20 of them filling the pool, none is still queried 10 s after its reader came, and pages it answers are served",
 		Catches: "a rebuild with no deadline (hung-no-deadline: 20 hung queries hold the pool for ever), a deadline on the wait for a connection only (hung-slot-deadline-only), a deadline past 10 s (hung-long-deadline), a flight that stops waiting for a query it leaves running (hung-abandoned-query), a fresh deadline for each retry of the query (hung-retry-fresh-deadline), one deadline for the wait for a connection and another for the query (phase-deadlines: 12 s in all), and a deadline made only once a worker or a slot is free (workers-queue-wait, errgroup-slot-wait)"}, Run: HungQuery},
 	{Info: check.Info{ID: "store-refused", Name: "a page the database gave is served even when Redis refuses to store it",

@@ -13,6 +13,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/clock"
 	"stampede/shop/events"
 )
@@ -150,7 +151,14 @@ func (s *scene) rest() error {
 		if sent, _ := s.tap.InFlight(); sent == 0 && look.Due() {
 			rest := s.h.Parked()
 			look.Looked(rest)
-			if rest {
+			switch {
+			case rest && point.Release():
+				// At rest but for a goroutine a schedule point held (a
+				// check played one at a time): it goes on now, and the
+				// process must come to rest again.
+				look = harness.Lookout{}
+				continue
+			case rest:
 				return nil
 			}
 		}
