@@ -18,6 +18,7 @@ import (
 
 	"stampede/checker/case06"
 	"stampede/checker/check"
+	"stampede/checker/fleet"
 	"stampede/checker/harness"
 	"stampede/checker/shelves"
 	"stampede/shop/catalog"
@@ -38,7 +39,7 @@ var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "detached", Name: "the rebuild outlives the reader who started it, on the stale path and on a cold miss",
 		Catches: "a rebuild run on the request's context, which ends when the reader leaves, and a cold flight run on its first reader's context or under a deadline made and cancelled in that reader's call (wrong/cold-flight-readerctx, wrong/cold-deadline-hoisted)"}, Run: Detached},
 	{Info: check.Info{ID: "failed-rebuild", Name: "a failing rebuild leaves the stale value serving until its physical expiry; then a prompt error; then the list once the source is back",
-		Catches: "a failed rebuild that deletes the stale value or writes the failure to Redis, and a cold miss that keeps its lock after a failure"}, Run: FailedRebuild},
+		Catches: "a failed rebuild that deletes the stale value or writes the failure to Redis, and a cold miss that keeps its lock after a failure"}, Run: fleet.OneAtATime(FailedRebuild)},
 	{Info: check.Info{ID: "holder-only", Name: "the lock is released only by its holder (case 6's takeover, on a cold miss)",
 		Catches: "a release by plain DEL, a compare-then-delete in two commands, and a token shared by every instance"}, Run: func(h *harness.H, mk NewShop) check.Verdict { return case06.HolderOnly(h, mk.lock()) }},
 	{Info: check.Info{ID: "budget", Name: "a reader who finds nothing waits within a budget, then gets a typed \"try again\" error",

@@ -21,8 +21,10 @@ var _ = register(4,
 	// a time: no fill's Lock lands between a waiter's two RLocks there.
 	// hits-shared and race play hits on processors side by side.
 	entry{dir: "wrong/nestedrlock", fails: []string{"rlock-once", "switches", "explore"}, maybe: map[string]string{
-		"race":        "its hits meet real fills there, and deadlock only when a fill's Lock lands between a hit's two RLocks",
-		"hits-shared": "the same",
+		// hits-shared (a maybe until 5 December) runs no writer beside
+		// its hits: the shelves are filled one at a time before, so a
+		// hit's second RLock never waits there, every run (10 of 10).
+		"race": "its hits meet real fills there, and deadlock only when a fill's Lock lands between a hit's two RLocks (switches opens it every run)",
 	}},
 	entry{dir: "wrong/explore-stalesnapshot", fails: []string{"two-shelves", "explore", "switches"}},
 	entry{dir: "right/perkey"},
