@@ -674,7 +674,7 @@ func Explore(h *harness.H, newShop NewShop) check.Verdict { return explorer(newS
 func fixedScenes() []xscene {
 	row, _ := catalog.New().Peek(book)
 	other := otherBook().Book
-	return []xscene{{
+	scenes := []xscene{{
 		Shops: 2, Books: []string{book}, Warm: []xwarm{{Shop: 0, Book: book}},
 		Visitors: []xvisitor{{Shop: 1, Book: book}, {Shop: 0, Book: book, Price: row.Price + 100}},
 	}, {
@@ -688,6 +688,17 @@ func fixedScenes() []xscene {
 		Visitors: []xvisitor{{Shop: 1, Book: book}, {Shop: 0, Book: book, At: 10 * xms, Price: row.Price + 100}},
 		Cuts:     []xcut{{Shop: 1, At: 5 * xms, Back: 50 * xms}},
 	}}
+	if fleet.ServerURL() != "" {
+		// On a real server every release of a held goroutine waits for
+		// three snapshots a millisecond apart, and a subscription comes
+		// back on go-redis's own retry, on the real clock: with the third
+		// and fourth scenes the check took 100 s there, near its kill
+		// bound. A real server proves the right answers, which no
+		// schedule can fail; the embedded server plays every scene for
+		// every answer.
+		scenes = scenes[:2]
+	}
+	return scenes
 }
 
 // switchesInfo describes case 11's check of the fixed scenes.
