@@ -43,7 +43,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a wait for a database slot with no bound, a singleflight.Do that cannot be left, and a reader that gives up with an untyped error"}, Run: Budget},
 	{Info: comeBackInfo, Run: ComeBack},
 	{Info: check.Info{ID: "failed-again", Name: "a page whose query failed, or panicked, is queried again by its next reader, who gets its page",
-		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error) or panics (slot-leak-on-panic): more failures than the pool holds leave it empty"}, Run: fleet.OneAtATime(FailedAgain)},
+		Catches: "a failed flight left on the flight table (sticky-failed-flight), so that the page never recovers, a failure remembered in Redis (negative-cache), and a slot not given back when the query fails (slot-leak-on-error) or panics (slot-leak-on-panic): more failures than the pool holds leave it empty"}, Run: FailedAgain},
 	{Info: check.Info{ID: "slots-after-failure", Name: "after failed queries, the database still never sees more than 20 queries at once",
 		Catches: "a failed query that gives its slot back twice (double-release-on-error): each failure widens the pool by one"}, Run: SlotsAfterFailure},
 	{Info: check.Info{ID: "starter-leaves", Name: "a reader who hangs up while its rebuild waits for a slot takes no other reader's page with it",

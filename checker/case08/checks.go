@@ -368,18 +368,25 @@ func lockstepMost(h *harness.H, newShop NewShop) (int, check.Verdict) {
 		return 0, fleet.Unreachable(err)
 	}
 	defer s.Close()
+	// Lockstep until the queries are at the gate: what they do after it
+	// is not this scene's, and each turn costs a look at the process.
+	var burst *harness.Crowd[string]
 	v := h.Under(point.Lockstep(false), func() check.Verdict {
-		burst := s.read(events.IDs(pool + 1))
+		burst = s.read(events.IDs(pool + 1))
 		if err := s.Elapse(hold); err != nil {
 			return stuckVerdict(err)
 		}
-		s.gate.Open()
-		if err := s.Drive(burst.Done, patience); err != nil {
-			return waitVerdict(err, "the readers of the pages missed at one instant were")
-		}
 		return check.Passed("")
 	})
-	return s.db.Most(), v
+	if !v.Pass {
+		return 0, v
+	}
+	most := s.db.Most()
+	s.gate.Open()
+	if err := s.Drive(burst.Done, patience); err != nil {
+		return most, waitVerdict(err, "the readers of the pages missed at one instant were")
+	}
+	return max(most, s.db.Most()), check.Passed("")
 }
 
 // Parallel checks that, with work for more, the database sees at least 2

@@ -50,10 +50,12 @@ var _ = register(8,
 	entry{dir: "wrong/do", fails: []string{"late-reader"}},
 	entry{dir: "wrong/shortbudget", fails: []string{"values", "explore"}},
 	// Each waiter races the leader for the page: it gets "" or the page, by
-	// the schedule. The checks below that were maybes on it play one
-	// reader at a time (fleet.OneAtATime): the leader runs on to store the
-	// page before its woken waiters read it, and they pass, every run;
-	// failed-again's panicking query crashes it (no recover), every run.
+	// the schedule. starter-leaves, outage, slow-write and late-reader,
+	// maybes on it, play one reader at a time (fleet.OneAtATime): the
+	// leader runs on to store the page before its woken waiters read it,
+	// and they pass, every run. failed-again plays 25 failed pages at once
+	// and fails it if one reader gets "" (2 of 25 were served, 10 runs of
+	// 10: all 25 served would take 25 races won in a row).
 	entry{dir: "wrong/emptywaiters", fails: []string{"rebuild-ttl", "values", "hung-query", "store-refused", "race", "explore", "come-back", "switches", "failed-again"}},
 	// Only the explorer stages these windows (checker/case08/explore.go): a
 	// miss held across the rebuild's landing, a write held on its way, a
