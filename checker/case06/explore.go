@@ -536,6 +536,7 @@ func explorer(newShop NewShop) *explore.Explorer[fscene] {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "small fleet scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each " +
 		"(two visitors of one instance at once, with Redis down and up; a visitor as its instance's fill lands)",

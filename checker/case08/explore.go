@@ -960,6 +960,7 @@ func fixedScenes() []xscene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each " +
 		"(two readers of one page in a cold start; a reader as the page's rebuild lands)",

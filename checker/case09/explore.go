@@ -796,6 +796,7 @@ func fixedScenes() []escene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "small fleet scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each " +
 		"(two stale readers of one instance at once)",

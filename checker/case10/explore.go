@@ -992,6 +992,7 @@ func fixedScenes10() []xscene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "a small scene keeps every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each (two visitors of one instance miss one book at once; " +
 		"a write on another ends the lease of the one still reading)",

@@ -705,6 +705,7 @@ func fixedScenes() []xscene {
 var switchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "four small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each (a fill and a write at one instant; a fill landing as another book misses; " +
 		"a fill landing as a cut subscription comes back)",

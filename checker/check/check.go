@@ -89,6 +89,12 @@ type Info struct {
 	// explorer): one run already repeats its scene hundreds of times, so
 	// the grader runs it once for every ScenesEvery runs of the others.
 	Scenes bool `json:",omitempty"`
+	// Parts, when above 1, splits each run of a Scenes check into Parts
+	// processes side by side, each playing its share of the check's fixed
+	// scenes (harness.H.Part): a check whose scenes take one process
+	// seconds on a machine with a processor to spare. The run passes when
+	// every part does; a part that fails fails it.
+	Parts int `json:",omitempty"`
 }
 
 // ScenesEvery is how many runs of the other checks one run of a Scenes
@@ -105,6 +111,10 @@ func (in Info) RunsOf(repeat int) int {
 	}
 	return repeat
 }
+
+// PartsOf returns how many processes one run of the check takes: Parts,
+// at least one.
+func (in Info) PartsOf() int { return max(in.Parts, 1) }
 
 // Apart says what two processes must not both draw, and what to do about it.
 type Apart struct {

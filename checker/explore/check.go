@@ -29,6 +29,7 @@ var Info = check.Info{
 var SwitchesInfo = check.Info{
 	ID:     "switches",
 	Scenes: true,
+	Parts:  2, // its plays, split by order: the long pole of a check
 	Name: "small scenes keep every invariant under every schedule with one switch between two of the shop's statements, " +
 		"and with the goroutines taking turns one statement each " +
 		"(two misses at once, a miss as a fill lands, two shelves filled at once, a miss as another shelf's fill lands)",

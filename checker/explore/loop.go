@@ -222,7 +222,9 @@ func (e *Explorer[S]) Check(h *harness.H) check.Verdict {
 // (point.Schedule.Contended: those where another goroutine is held, so
 // that a switch there changes the play), once with a change point at
 // each of them, and once in lockstep (a change point at every step). Given
-// one of their seeds, it replays that play first.
+// one of their seeds, it replays that play first. A check played in n
+// parts (check.Info.Parts, at most two per scene) plays, in part k, every
+// n-th of the scenes' orders from the k-th (harness.H.Part).
 func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 	if len(e.Fixed) == 0 || !e.Points {
 		return check.Failed("", "the explorer has no fixed scenes to play")
@@ -233,8 +235,12 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 		}
 	}
 	plays, hits, busy := 0, 0, 0
+	part, parts := h.Part()
 	for i, sc := range e.Fixed {
 		for order := range 2 {
+			if (2*i+order)%parts != part {
+				continue
+			}
 			changes := []int{0} // no switch first; then each contended step
 			for k := 0; k < len(changes); k++ {
 				c := changes[k]
@@ -290,7 +296,14 @@ func (e *Explorer[S]) Switches(h *harness.H) check.Verdict {
 		return check.Skipped("the code has no schedule points: the grader could not build its copy of your files with them " +
 			"(a name of yours, stampedepoint, clashes with the one the copy imports): rename it")
 	}
-	figure := fmt.Sprintf("%d scenes under %d schedules", len(e.Fixed), plays-busy)
+	scenes := fmt.Sprintf("%d scenes", len(e.Fixed))
+	if len(e.Fixed) == 1 {
+		scenes = "1 scene"
+	}
+	figure := fmt.Sprintf("%s under %d schedules", scenes, plays-busy)
+	if parts > 1 {
+		figure = fmt.Sprintf("%s, part %d of %d: %d schedules", scenes, part+1, parts, plays-busy)
+	}
 	if busy > 0 {
 		figure += fmt.Sprintf(" (%d set aside: the machine was too busy for them to come to rest)", busy)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// It is not called for a target that does not compile.
 	Decided func(check.Result)
 
+	// part and parts are the part of a check a run plays (check.Info.Parts),
+	// set by Grade for each run of a parted check.
+	part, parts int
+
 	// trustImports skips the check of what the code imports. Only this
 	// package's tests set it, to prove what happens when code gets past it.
 	trustImports bool
@@ -128,7 +132,7 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	}
 	runs := make([][]Run, len(checks))
 	for i, in := range checks {
-		runs[i] = make([]Run, in.RunsOf(repeat))
+		runs[i] = make([]Run, in.RunsOf(repeat)*in.PartsOf())
 	}
 	type job struct{ i, k int }
 	jobs := make(chan job)
@@ -150,7 +154,11 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 				if hung.Load() {
 					r = Run{NotRun: "not run: another check found code that never stops running (see above)"}
 				} else {
-					r = w.run(ctx, checks[j.i], opts)
+					o := opts
+					if n := checks[j.i].PartsOf(); n > 1 {
+						o.part, o.parts = j.k%n, n
+					}
+					r = w.run(ctx, checks[j.i], o)
 				}
 				if r.Verdict.Hung {
 					hung.Store(true)
@@ -266,6 +274,7 @@ func (o *inOrder) finish(results []check.Result) {
 // either way: the check is judged by the runs that tested something, and
 // is a SKIP, with the reason, when none did.
 func fold(in check.Info, all []Run) check.Result {
+	all = joinParts(in, all)
 	runs := make([]Run, 0, len(all))
 	notRun := ""
 	var skipped *Run
@@ -353,4 +362,43 @@ func (w *Worker) raceResult(in check.Info, own check.Result, races []stack.Race,
 		Message: strings.Join(lines, "\n"),
 		Detail:  strings.Join(reports, "\n"),
 	}
+}
+
+// joinParts turns the runs of a parted check (check.Info.Parts), its parts
+// side by side, into one run per repetition: the first part not started or
+// that failed, or one whose scene did not happen; else a pass whose figure
+// joins the parts' figures.
+func joinParts(in check.Info, all []Run) []Run {
+	n := in.PartsOf()
+	if n == 1 {
+		return all
+	}
+	var joined []Run
+	for start := 0; start+n <= len(all); start += n {
+		parts := all[start : start+n]
+		pick := -1
+		for i, r := range parts {
+			if r.NotRun != "" || !r.Verdict.Pass && !r.Verdict.Skipped {
+				pick = i
+				break
+			}
+			if r.Verdict.Skipped && pick < 0 {
+				pick = i
+			}
+		}
+		if pick >= 0 {
+			joined = append(joined, parts[pick])
+			continue
+		}
+		r := parts[0]
+		figures := make([]string, 0, n)
+		for _, p := range parts {
+			if p.Verdict.Figure != "" {
+				figures = append(figures, p.Verdict.Figure)
+			}
+		}
+		r.Verdict.Figure = strings.Join(figures, "; ")
+		joined = append(joined, r)
+	}
+	return joined
 }

@@ -225,6 +225,24 @@ func TestRepeatFoldsRuns(t *testing.T) {
 	assert.Equal(t, "ran 2", got.Figure, "the figure of the failing run is the one to show")
 }
 
+// A check played in parts passes a run when every part passes, with their
+// figures; a part that fails fails the run, never making it flaky.
+func TestPartsOfARunAreJoined(t *testing.T) {
+	t.Parallel()
+	in := check.Info{ID: "x", Name: "x", Scenes: true, Parts: 2}
+	p1, p2 := Run{Verdict: check.Passed("part 1: 3 schedules")}, Run{Verdict: check.Passed("part 2: 4 schedules")}
+	fail := Run{Verdict: check.Failed("scene 2 broke", "why")}
+	got := fold(in, []Run{p1, p2})
+	assert.Equal(t, check.Pass, got.Status)
+	assert.Equal(t, 1, got.Runs, "two parts are one run")
+	assert.Equal(t, "part 1: 3 schedules; part 2: 4 schedules", got.Figure)
+	got = fold(in, []Run{p1, fail})
+	assert.Equal(t, check.Fail, got.Status)
+	assert.Equal(t, "scene 2 broke", got.Figure)
+	assert.Equal(t, check.Flaky, fold(in, []Run{p1, p2, fail, p2}).Status, "two runs of two parts: one passed, one failed")
+	assert.Equal(t, 6, in.RunsOf(7)*in.PartsOf(), "three runs for seven of the others, each in two parts")
+}
+
 // A run whose scene did not happen tested nothing: the check is judged by
 // the runs that did, and skipped, with the reason, when none did.
 func TestSkippedRunsAreNoEvidence(t *testing.T) {

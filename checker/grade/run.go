@@ -186,6 +186,9 @@ func (w *Worker) Check(ctx context.Context, id string, opts Options) Run {
 	if opts.Seed != 0 {
 		args = append(args, "-seed", strconv.FormatUint(opts.Seed, 10))
 	}
+	if opts.parts > 1 {
+		args = append(args, "-part", strconv.Itoa(opts.part), "-parts", strconv.Itoa(opts.parts))
+	}
 	cmd := w.command(ctx, args...)
 	cmd.Stdout = verdict
 	cmd.Stderr = &stderr

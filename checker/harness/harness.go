@@ -41,10 +41,11 @@ type Bound struct {
 
 // H is what a check function works with.
 type H struct {
-	ctx   context.Context
-	dir   string        // the implementation's package directory, "stampede/cases/case01"
-	bound time.Duration // see DefaultBound
-	seed  uint64        // see Seed
+	ctx         context.Context
+	dir         string        // the implementation's package directory, "stampede/cases/case01"
+	bound       time.Duration // see DefaultBound
+	seed        uint64        // see Seed
+	part, parts int           // see Part
 	// visitors counts the visitors Visit has started, so that each has
 	// a number of its own for the schedule points (point.Rank).
 	visitors atomic.Int64
@@ -72,6 +73,13 @@ func (h *H) SetSeed(seed uint64) { h.seed = seed }
 // the seed of a failing scene in its verdict, so that it can be played
 // again.
 func (h *H) Seed() uint64 { return h.seed }
+
+// SetPart makes the check play part k (from 0) of n (check.Info.Parts).
+func (h *H) SetPart(k, n int) { h.part, h.parts = k, n }
+
+// Part returns the part of the check this process plays, k of n, from 0;
+// 0 of 1 for a check played whole.
+func (h *H) Part() (k, n int) { return h.part, max(h.parts, 1) }
 
 // Context returns the check's context.
 func (h *H) Context() context.Context { return h.ctx }

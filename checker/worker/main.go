@@ -6,7 +6,7 @@
 // report. Built without that file it has nothing to run.
 //
 //	worker run [flags of the case's story]
-//	worker check [-impl PKG] -id ID [-bound D] [-seed S]
+//	worker check [-impl PKG] -id ID [-bound D] [-seed S] [-part K -parts N]
 //
 // A worker may be built with several implementations of one case linked in
 // (the library grades all of a case's entries with one program); -impl then
@@ -93,7 +93,7 @@ func run(args []string, out *sink) error {
 		return errors.New("built without an implementation; the lab's command builds it for you")
 	}
 	if len(args) == 0 {
-		return errors.New("usage: worker run [flags] | worker check [-impl PKG] -id ID [-bound D] [-seed S]")
+		return errors.New("usage: worker run [flags] | worker check [-impl PKG] -id ID [-bound D] [-seed S] [-part K -parts N]")
 	}
 	ctx := context.Background()
 	switch args[0] {
@@ -109,6 +109,8 @@ func run(args []string, out *sink) error {
 		id := fs.String("id", "", "the check to run")
 		hang := fs.Duration("bound", harness.DefaultBound, "how long code may run without settling")
 		seed := fs.Uint64("seed", 0, "the seed of the check's random scenes (0: the check picks one)")
+		part := fs.Int("part", 0, "the part of the check to play, from 0 (check.Info.Parts)")
+		parts := fs.Int("parts", 1, "how many parts the check is played in")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
@@ -122,6 +124,7 @@ func run(args []string, out *sink) error {
 		}
 		h := harness.New(ctx, pkg, *hang)
 		h.SetSeed(*seed)
+		h.SetPart(*part, *parts)
 		return out.write(fn(h))
 	}
 	return fmt.Errorf("unknown mode %q", args[0])
