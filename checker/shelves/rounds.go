@@ -114,11 +114,8 @@ func OneRound(h *harness.H, newShop New) check.Verdict {
 		}
 	}
 	t.release()
-	if err := crowd.Wait(); err != nil {
-		return Stuck(err)
-	}
-	if p := crowd.Panicked(); p != "" {
-		return check.Failed("", "a visitor's call panicked: "+p)
+	if v := finished(nil, crowd); !v.Pass {
+		return v
 	}
 
 	rounds := len(sizes)

@@ -90,14 +90,8 @@ func sameLockRound(h *harness.H, newShop New, shelf string, n int, linger bool, 
 	}
 	q := db.Queries(shelf)
 	gate.Open()
-	if err == nil {
-		err = crowd.Wait()
-	}
-	if err != nil {
-		return Stuck(err)
-	}
-	if p := crowd.Panicked(); p != "" {
-		return check.Failed("", "a visitor's call panicked: "+p)
+	if v := finished(err, crowd); !v.Pass {
+		return v
 	}
 	figure := fmt.Sprintf("%s: %d queries at once", name, q)
 	switch {

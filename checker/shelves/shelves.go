@@ -89,6 +89,22 @@ func Linger(h *harness.H) error {
 	}
 }
 
+// finished ends a scene whose gates are open: unless err (a wait before
+// it) says the visitors are stuck, it waits for them all, and fails on
+// either, or on a visitor's panic.
+func finished[T any](err error, crowd *harness.Crowd[T]) check.Verdict {
+	if err == nil {
+		err = crowd.Wait()
+	}
+	if err != nil {
+		return Stuck(err)
+	}
+	if p := crowd.Panicked(); p != "" {
+		return check.Failed("", "a visitor's call panicked: "+p)
+	}
+	return check.Passed("")
+}
+
 // Served checks that every visitor of a burst gets the database's list,
 // waiting as long as the query takes, and that visitors who come after the
 // burst, served from the cache, get it too. It catches waiters that give
@@ -308,14 +324,8 @@ func EachShelfOnce(h *harness.H, newShop New) check.Verdict {
 	for _, g := range gates {
 		g.Open()
 	}
-	if err == nil {
-		err = crowd.Wait()
-	}
-	if err != nil {
-		return Stuck(err)
-	}
-	if p := crowd.Panicked(); p != "" {
-		return check.Failed("", "a visitor's call panicked: "+p)
+	if v := finished(err, crowd); !v.Pass {
+		return v
 	}
 	for i, o := range crowd.Outcomes() {
 		if want := Want(names[i%len(names)]); o.Err != nil || !slices.Equal(o.Value, want) {
