@@ -49,11 +49,21 @@ func (s *Stage) Settle() error {
 		return s.H.Quiet(func() bool { return true })
 	}
 	deadline := time.Now().Add(s.H.Bound())
+	last := time.Now().Add(harness.RestBounds * s.H.Bound())
 	for streak := 0; streak < 3 || point.Release(); {
 		if streak >= 3 {
 			// At rest but for a goroutine a schedule point held: it has
-			// been let go, and the process must come to rest again.
+			// been let go, and the process must come to rest again,
+			// within a bound of its own. (One bound for every release
+			// of a lockstep play, a thousand of them at three snapshots
+			// each, called a right answer "still running" under load.)
+			// Goroutines that wake each other for ever, each held in
+			// turn, still meet the last bound.
 			streak = 0
+			deadline = time.Now().Add(s.H.Bound())
+			if deadline.After(last) {
+				deadline = last
+			}
 		}
 		if Parked() {
 			streak++

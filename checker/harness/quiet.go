@@ -15,6 +15,11 @@ import (
 	"stampede/checker/stack"
 )
 
+// RestBounds is how many hang bounds one wait for rest (Quiet, and
+// fleet.Stage.Settle on a real server) may last while it lets
+// held goroutines go one at a time.
+const RestBounds = 12
+
 // Quiet waits, as Settled does, until ready returns true and every
 // goroutine but the caller's is parked. It decides on the same snapshots of
 // all goroutines, but it looks again as soon as the scheduler's counts say
@@ -40,6 +45,12 @@ import (
 // run. It returns a *Stuck error at the hang bound (see hang).
 func (h *H) Quiet(ready func() bool) error {
 	bound := newHang(h.bound)
+	// Each release is progress (the process came to rest) and starts a
+	// bound of its own: one bound for the thousand releases of a lockstep
+	// play is a wall-clock limit on the play. Goroutines that wake each
+	// other for ever, each held in turn, still meet the last bound.
+	last := time.Now().Add(RestBounds * h.bound)
+	released := func() { bound = newHang(min(h.bound, time.Until(last))) }
 	buf := snapshots.Get().(*[]byte)
 	defer snapshots.Put(buf)
 	// When the counts decide rest, a snapshot is only a fallback for a
@@ -64,6 +75,7 @@ func (h *H) Quiet(ready func() bool) error {
 				// goes on now, and the process must come to rest again,
 				// looked for as at the start of a wait.
 				look, try = fresh(), -1
+				released()
 			case !counted:
 				return nil
 			case allParked(buf):
@@ -88,6 +100,7 @@ func (h *H) Quiet(ready func() bool) error {
 					return nil
 				}
 				look, try = fresh(), -1
+				released()
 			default:
 				look.Looked(false)
 			}
