@@ -39,12 +39,10 @@ func WaitVerdict(err error, who string, patience time.Duration) check.Verdict {
 // cents.
 func GotOne(c *harness.Crowd[int], who string, prices ...int) check.Verdict {
 	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
-		case !slices.Contains(prices, o.Value):
+		if why := callFailed(o, who); why != "" {
+			return check.Failed("", why)
+		}
+		if !slices.Contains(prices, o.Value) {
 			want := make([]string, len(prices))
 			for i, p := range prices {
 				want[i] = Cents(p)
@@ -58,14 +56,22 @@ func GotOne(c *harness.Crowd[int], who string, prices ...int) check.Verdict {
 // Wrote checks that every write of c returned without an error.
 func Wrote(c *harness.Crowd[int], who string) check.Verdict {
 	for _, o := range c.Outcomes() {
-		switch {
-		case o.Panic != "":
-			return check.Failed("", who+"'s call panicked: "+o.Panic)
-		case o.Err != nil:
-			return check.Failed("", fmt.Sprintf("%s got an error: %v", who, o.Err))
+		if why := callFailed(o, who); why != "" {
+			return check.Failed("", why)
 		}
 	}
 	return check.Passed("")
+}
+
+// callFailed says how who's call failed (a panic or an error), or "".
+func callFailed(o harness.Outcome[int], who string) string {
+	switch {
+	case o.Panic != "":
+		return who + "'s call panicked: " + o.Panic
+	case o.Err != nil:
+		return fmt.Sprintf("%s got an error: %v", who, o.Err)
+	}
+	return ""
 }
 
 // Cents prints a price: 1299 is 12.99.
