@@ -141,8 +141,31 @@ func (c *tapConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 && c.subscribed.Load() {
 		c.t.received.Add(1)
+		c.t.mu.Lock()
+		h := c.t.messages
+		c.t.messages = nil
+		c.t.mu.Unlock()
+		if h != nil {
+			close(h.reached)
+			<-h.release
+		}
 	}
 	return n, err
+}
+
+// HoldMessages arms a hold for what next reaches the instance's
+// subscriptions (a published message, or a subscription's confirmation):
+// the bytes are read off the connection and wait in the tap until
+// Release, so that, let go, the instance's client hands the message on at
+// once, with nothing left on the network (a scene lines the shop's
+// handling of it up with another goroutine's step, under a
+// point.Lockstep schedule). Disarm releases it too.
+func (t *Tap) HoldMessages() *Hold {
+	h := &Hold{match: func(Command) bool { return true }, reached: make(chan struct{}), release: make(chan struct{})}
+	t.mu.Lock()
+	t.messages, t.last = h, h
+	t.mu.Unlock()
+	return h
 }
 
 func (c *tapConn) Close() error {

@@ -66,3 +66,31 @@ func TestCutDropsASubscriptionUntilItsReconnect(t *testing.T) {
 	assert.Equal(t, "two", next(t, ch).(*redis.Message).Payload)
 	assert.Equal(t, []string{channel, channel}, tap.Channels(), "subscribed again, to the same channel")
 }
+
+// A held message has reached the instance (Received counts it) but waits
+// in the tap; let go, it is on the subscription's channel.
+func TestHoldMessagesHandsOnWhenReleased(t *testing.T) {
+	s, tap, rdb := stage(t)
+	ctx := context.Background()
+	channel := s.World.Channel("prices")
+	sub := rdb.Subscribe(ctx, channel)
+	defer sub.Close()
+	ch := sub.ChannelWithSubscriptions()
+	require.IsType(t, &redis.Subscription{}, next(t, ch))
+
+	held := tap.HoldMessages()
+	before := tap.Received()
+	publisher := s.World.Client(fleet.NewTap(nil))
+	require.NoError(t, publisher.Publish(ctx, channel, "one").Err())
+	for !held.Reached() {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Greater(t, tap.Received(), before)
+	select {
+	case m := <-ch:
+		t.Fatalf("a held message was handed on: %v", m)
+	case <-time.After(50 * time.Millisecond):
+	}
+	held.Release()
+	assert.Equal(t, "one", next(t, ch).(*redis.Message).Payload)
+}

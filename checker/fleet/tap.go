@@ -92,6 +92,10 @@ func (c Command) Writes(key string) bool {
 	return !readers[c.Name] && !unmakers[c.Name] && !c.NoScript && slices.Contains(c.Keys, key)
 }
 
+// Reads reports whether the command only reads keys (GET, MGET, EXISTS,
+// PTTL and the like): a look, which a shop may send again at any time.
+func (c Command) Reads() bool { return readers[c.Name] }
+
 // Scripted reports whether the command runs a script or a function.
 func (c Command) Scripted() bool { return scripted[c.Name] }
 
@@ -212,7 +216,10 @@ type Tap struct {
 	log  []Command
 	txs  int   // transactions sent so far, to number each Command's Tx
 	hold *Hold // armed, and not yet caught a command
-	last *Hold // armed last, caught or not: what Disarm releases
+	// reply is armed by HoldReply, and not yet caught an answer; messages
+	// by HoldMessages, and not yet caught what reached a subscription.
+	reply, messages *Hold
+	last            *Hold // armed last, caught or not: what Disarm releases
 	// paused, while Pause is in force, is closed by its resume: every
 	// command waits on it before it is sent.
 	paused chan struct{}
@@ -376,6 +383,37 @@ func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
 	return h
 }
 
+// HoldReply arms a hold for the answer to the first single command (not
+// one of a pipeline or a transaction) from now on that match accepts:
+// Redis runs the command, and its answer waits on its way back to the
+// shop until Release. Let go, the shop goes on at once, with no round
+// trip left to wait for: a scene lines the shop's next step up with
+// another goroutine's (Release under a point.Lockstep schedule).
+func (t *Tap) HoldReply(match func(Command) bool) *Hold {
+	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{})}
+	t.mu.Lock()
+	t.reply, t.last = h, h
+	t.mu.Unlock()
+	return h
+}
+
+// holdReply holds the answer to the command at place at in the log, if
+// a HoldReply is armed for it.
+func (t *Tap) holdReply(at int) {
+	t.mu.Lock()
+	h := t.reply
+	caught := h != nil && h.match(t.log[at])
+	if caught {
+		t.reply = nil
+		h.held = t.log[at]
+	}
+	t.mu.Unlock()
+	if caught {
+		close(h.reached)
+		<-h.release
+	}
+}
+
 // HoldUntilDone is Hold for a client that honours its contexts' deadlines
 // (go-redis with ContextTimeoutEnabled): the held command fails with its
 // context's error as soon as the context ends, and is never sent; until
@@ -388,7 +426,7 @@ func (t *Tap) HoldUntilDone(match func(Command) bool) *Hold { return t.arm(match
 func (t *Tap) Disarm() {
 	t.mu.Lock()
 	h := t.last
-	t.hold, t.last = nil, nil
+	t.hold, t.reply, t.messages, t.last = nil, nil, nil, nil
 	t.mu.Unlock()
 	if h != nil {
 		h.Release()
@@ -423,6 +461,7 @@ func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		t.inFlight.Add(-1)
 		t.inScene(cmd)
 		t.done(at, cmd, err)
+		t.holdReply(at)
 		if err != nil {
 			// go-redis sets a command's error once the hooks return;
 			// the stage and the notes read it from the command.

@@ -325,3 +325,28 @@ func TestDisarmReleasesACaughtHold(t *testing.T) {
 		t.Fatal("the held SET was never let go")
 	}
 }
+
+// A held reply comes after Redis has run the command: the key is there
+// while the caller still waits, and the caller gets the answer once let go.
+func TestHoldReplyHoldsTheAnswerNotTheCommand(t *testing.T) {
+	s, tap, rdb := stage(t)
+	ctx := context.Background()
+	h := tap.HoldReply(func(c fleet.Command) bool { return c.Name == "set" })
+	got := make(chan error, 1)
+	go func() { got <- rdb.Set(ctx, "k", "v", 0).Err() }()
+	for !h.Reached() {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, "set k v", h.Held())
+	v, ok, err := s.World.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "v", v, "Redis ran the command before its answer was held")
+	select {
+	case err := <-got:
+		t.Fatalf("the caller had its answer while it was held: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.Release()
+	require.NoError(t, <-got)
+}

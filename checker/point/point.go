@@ -250,10 +250,17 @@ const LockstepSteps = 4096
 // each: two visitors of the same code then both look before either acts,
 // which no single switch makes happen (a count added to and read back in
 // two steps, both adding before either reads).
-func Lockstep(reverse bool) *Schedule {
+func Lockstep(reverse bool) *Schedule { return LockstepAfter(reverse, 0) }
+
+// LockstepAfter is Lockstep with the first goroutine (as Ordered orders
+// them) taking lead more steps alone before the turns begin (under
+// Lockstep it takes one, then the other one, and so on): two goroutines
+// whose critical steps lie at different depths of their code meet there
+// only when one has a head start of about the difference.
+func LockstepAfter(reverse bool, lead int) *Schedule {
 	every := make([]int, LockstepSteps)
 	for i := range every {
-		every[i] = i + 1
+		every[i] = lead + i + 1
 	}
 	return Ordered(reverse, every...)
 }

@@ -201,3 +201,11 @@ func TestLoosenLetsGoAndHoldsNobodyUntilTightened(t *testing.T) {
 	require.Eventually(t, func() bool { return passed.Load() == 101 }, 10*time.Second, time.Millisecond)
 	require.Zero(t, s.Late())
 }
+
+// In lockstep both goroutines read before either writes; with a head
+// start of one step the first has written before the turns begin.
+func TestLockstepAfterGivesTheFirstAHeadStart(t *testing.T) {
+	require.EqualValues(t, 1, lostUpdate(t, point.Lockstep(false)), "in lockstep the update is lost")
+	require.EqualValues(t, 1, lostUpdate(t, point.Lockstep(true)))
+	require.EqualValues(t, 2, lostUpdate(t, point.LockstepAfter(false, 1)), "a head start of one step: read and write")
+}
