@@ -103,18 +103,29 @@ const (
 // its own. Shop-1's visitor misses and takes the lease; then its read of
 // the row fails, or the read is held and the visitor leaves (its context
 // is cancelled) or its deadline passes, or the read is good and the next
-// Redis command it sends fails (one scene each). Nobody fills under that lease, so a visitor on
-// shop-2 who comes next must get the price within letGoWithin of the
-// shops' clock. A last scene (ownLeaseOnly) lets shop-1's lease expire
-// first and another filler take over. It catches a lease kept after a
-// failed or cancelled read, a lease deleted on the visitor's own cancelled
-// context, one let go only when the database fails or only on some of the
-// paths that give up, and one let go with a plain DEL, which ends the
-// lease of the filler who took over.
+// Redis command it sends fails (one scene each). Nobody fills under that
+// lease, so a visitor on shop-2 who comes next must get the price within
+// letGoWithin of the shops' clock. Then a visitor comes for the book as
+// the last visitor of its fill leaves (joinAsLastLeaves). The last scenes
+// let shop-1's lease expire first and another filler take over
+// (ownLeaseOnly), or have another filler take over while shop-1's letting
+// go is on its way (lateLetGo). It catches a lease kept after a failed or cancelled read, a lease
+// deleted on the visitor's own cancelled context, one let go only when the
+// database fails or only on some of the paths that give up, one let go
+// with a plain DEL, which ends the lease of the filler who took over, and
+// a flight whose visitors come and go in steps that let the last one end
+// it under a newcomer.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 	for _, how := range []giveUp{readFails, visitorLeaves, deadlinePasses, redisFails, leaseThenFails, bothLeave} {
 		if v := letGo(h, newShop, how); !v.Pass {
 			return v // a failure, or a skip: code that takes no lease
+		}
+	}
+	for _, lead := range leads {
+		for _, reverse := range []bool{false, true} {
+			if v := joinAsLastLeaves(h, newShop, reverse, lead); !v.Pass {
+				return v
+			}
 		}
 	}
 	for _, how := range []giveUp{visitorLeaves, readFails} {
@@ -122,9 +133,15 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
+	for n := 1; n <= lateCommands; n++ {
+		if v := lateLetGo(h, newShop, n); !v.Pass {
+			return v
+		}
+	}
 	return check.Passed("after a failed read, a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
-		"failed after one and one that failed right after the lease, and two visitors of one fill who left together, the next visitor read at once; a lease " +
-		"taken over was left to its new holder, whether the old one's visitor left or its read failed")
+		"failed after one and one that failed right after the lease, and two visitors of one fill who left together, the next visitor read at once; a " +
+		"visitor who came as the last one left got the price; a lease taken over was left to its new holder, whether the old one's visitor left or " +
+		"its read failed or its letting go came late")
 }
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
@@ -320,29 +337,7 @@ func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	if err := s.KeepAlive(); err != nil {
 		return fleet.Unreachable(err)
 	}
-	ctx := h.Context()
-	type seen struct {
-		value string
-		ttl   time.Duration
-	}
-	look := func() (map[string]seen, error) {
-		keys, err := s.World.Keys(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := map[string]seen{}
-		for _, k := range keys {
-			v, ok, err := s.World.Get(ctx, k.Name)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				out[k.Name] = seen{v, k.TTL}
-			}
-		}
-		return out, nil
-	}
-	before, err := look()
+	before, err := s.values()
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -363,19 +358,12 @@ func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	if err := s.Settle(); err != nil {
 		return stuckVerdict(err)
 	}
-	after, err := look()
+	after, err := s.values()
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(before)) {
-		was, now := before[name], after[name]
-		if _, ok := after[name]; ok && now.value == was.value && now.ttl >= was.ttl-time.Millisecond {
-			continue
-		}
-		what, figure := "took away", name+" taken away"
-		if _, ok := after[name]; ok {
-			what, figure = "changed", name+" changed"
-		}
+	if name, gone := changed(before, after); name != "" {
+		what, figure := changedWhat(name, gone)
 		return check.Failed(figure, fmt.Sprintf("shop-1 froze while it read, past its lease; "+
 			"shop-2's visitor took a new lease and was reading; then %s, shop-1 came back, and it %s %s, which it no "+
 			"longer held. Redis held before: %s; after: %s. A filler may end, renew or shorten its own lease only: "+
@@ -391,6 +379,138 @@ func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		return waitVerdict(err, "shop-2's visitor was")
 	}
 	return check.Passed("")
+}
+
+// lateCommands is how many of a filler's commands after it gave up
+// lateLetGo holds in turn: a lease let go by a script takes one, by a
+// look and a delete two, and a shop may send one more before them.
+const lateCommands = 3
+
+// lateLetGo is LetGo's scene of a filler slow to let go: shop-1's visitor
+// takes the lease, reads and leaves, and the nth command shop-1 sends from
+// then on is held on its way (a slow network, a pause of the process)
+// while a write on shop-2 ends shop-1's lease (as the contract says a
+// write's delete does) and shop-2's visitor takes a new lease and reads. Then the held command goes on: every key must be as it was, as
+// in ownLeaseOnly. It catches a lease let go in two commands, a GET that
+// finds the filler's own token and then a DEL, which ends the new holder's
+// lease when it comes late (c10-letgo-get-then-del). A shop that sends
+// fewer than n commands after it gave up plays no scene.
+func lateLetGo(h *harness.H, newShop NewShop, n int) check.Verdict {
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1, 2), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	r1, leave := s.ReadLeaving(0)
+	defer leave()
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if s.reads.Calls() == 0 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+	}
+	sent := 0 // the Tap calls match under its lock, once a command until one is caught
+	slow := s.taps[0].Hold(func(fleet.Command) bool { sent++; return sent == n })
+	leave()
+	if err := s.Drive(func() bool { return slow.Reached() || r1.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, after it left while the row was read, was")
+	}
+	if !slow.Reached() {
+		return check.Passed("")
+	}
+	if v := s.WriteDone(1, newPrice); !v.Pass {
+		return v
+	}
+	r2 := s.Read(1)
+	if err := s.Drive(func() bool { return s.reads.Calls() >= 2 || r2.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor, after shop-2's write had ended shop-1's lease, was")
+	}
+	if s.reads.Calls() < 2 {
+		return check.Passed("") // a lease a write does not end is the other checks' to judge
+	}
+	if err := s.KeepAlive(); err != nil {
+		return fleet.Unreachable(err)
+	}
+	before, err := s.values()
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	held := s.Cached()
+	slow.Release()
+	if err := s.Drive(r1.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, once its slow command had gone, was")
+	}
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	after, err := s.values()
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	if name, gone := changed(before, after); name != "" {
+		what, figure := changedWhat(name, gone)
+		return check.Failed(figure, fmt.Sprintf("shop-1's visitor took the lease, read the row and left; shop-1 let "+
+			"its lease go, and the %s command it sent after it gave up (%s) was slow to reach Redis (a slow network, "+
+			"a pause). Meanwhile a write on shop-2 ended the lease, and shop-2's visitor took a new lease and was "+
+			"reading. When the "+
+			"command arrived, shop-1 %s %s, which it no longer held. Redis held before: %s; after: %s. A look at the "+
+			"token and a delete are two commands, and anything can happen between them: end your own lease in one "+
+			"script that checks the token", ordinal(n), slow.Held(), what, name, held, s.Cached()))
+	}
+	s.reads.Gate(2).Open()
+	if err := s.Drive(r2.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was")
+	}
+	return check.Passed("")
+}
+
+// seen is a key's value and time to live, as values found them.
+type seen struct {
+	value string
+	ttl   time.Duration
+}
+
+// values returns every key Redis holds, with its value and time to live.
+func (s *scene) values() (map[string]seen, error) {
+	ctx := s.H.Context()
+	keys, err := s.World.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]seen{}
+	for _, k := range keys {
+		v, ok, err := s.World.Get(ctx, k.Name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[k.Name] = seen{v, k.TTL}
+		}
+	}
+	return out, nil
+}
+
+// changed returns the first key of before (by name) that after no longer
+// holds as it was, with a time to live no shorter, and whether it is
+// gone; "" when every key is as it was.
+func changed(before, after map[string]seen) (name string, gone bool) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
+		was := before[name]
+		now, ok := after[name]
+		if !ok || now.value != was.value || now.ttl < was.ttl-time.Millisecond {
+			return name, !ok
+		}
+	}
+	return "", false
+}
+
+// changedWhat tells what a shop did to a key changed found: a verb for
+// the story and a figure.
+func changedWhat(name string, gone bool) (verb, figure string) {
+	if gone {
+		return "took away", name + " taken away"
+	}
+	return "changed", name + " changed"
 }
 
 // WriterLeaves checks that a write invalidates even when its visitor
@@ -634,4 +754,98 @@ func SecondLookLetsGo(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	return check.Passed(fmt.Sprintf("shop-1's second look left %s, and the next visitor read at once after an "+
 		"eviction", strings.Join(left, ", ")))
+}
+
+// leads are the head starts joinAsLastLeaves plays: the reference's
+// newcomer meets the leaver's count at 4 (8 ms a play).
+var leads = []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+
+// joinAsLastLeaves is LetGo's scene of a visitor who comes for a book as
+// the last visitor of its fill leaves: shop-1's visitor misses, takes the
+// lease and reads the row, held there; then, taking turns one statement
+// each, it leaves and a second visitor on shop-1 comes. Either the second
+// joins the fill before the first has left it, and the fill goes on for
+// it, or it finds the fill ended and starts one of its own: both are
+// right, and it must get the price either way. It catches a flight whose
+// visitors join under the instance's lock and leave under the flight's
+// own, taking the two in opposite orders (the two deadlock:
+// wrong/flight-lock-order), and a visitor counted in a step after the one
+// that found its flight, which the last visitor ends in between
+// (wrong/enlist-after-join): it waits on a fill nobody reads for, and
+// gets its error, since the clock has not moved since the fill began (a
+// coarse clock's reading often has not: the reference's retry of a fill
+// that began before the visitor came cannot save it). The two
+// take turns with the first of them (either) lead steps ahead: the steps
+// that matter lie deeper in one's code than in the other's, by a few
+// statements that differ from answer to answer. A newcomer who looks in
+// Redis before it looks for a fill would fall behind by a round trip, so
+// it comes first and its first command's answer is held on its way back
+// (Tap.HoldReply), and let go as the first visitor leaves; one who sends
+// nothing before it waits came too early to be the scene's, and comes
+// again, in a scene of its own, as the first leaves.
+func joinAsLastLeaves(h *harness.H, newShop NewShop, reverse bool, lead int) check.Verdict {
+	v, looked := joinAsLeaving(h, newShop, reverse, lead, true)
+	if v.Pass && !looked {
+		v, _ = joinAsLeaving(h, newShop, reverse, lead, false)
+	}
+	return v
+}
+
+// joinAsLeaving plays joinAsLastLeaves: with look set, the newcomer comes
+// before the turns begin and its first command's answer is held, and
+// looked says whether it sent one; without, it comes as the turns begin.
+func joinAsLeaving(h *harness.H, newShop NewShop, reverse bool, lead int, look bool) (v check.Verdict, looked bool) {
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(1), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), true
+	}
+	defer s.Close()
+	r, leave := s.ReadLeaving(0)
+	defer leave()
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err), true
+	}
+	if s.reads.Calls() == 0 {
+		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; ")), true
+	}
+	var r2 *harness.Crowd[int]
+	var first *fleet.Hold
+	if look {
+		first = s.taps[0].HoldReply(func(fleet.Command) bool { return true })
+		r2 = s.Read(0)
+		if err := s.Settle(); err != nil {
+			return stuckVerdict(err), true
+		}
+		if !first.Reached() {
+			s.taps[0].Disarm()
+			return check.Passed(""), false
+		}
+	}
+	v = h.Under(point.LockstepAfter(reverse, lead), func() check.Verdict {
+		leave()
+		if look {
+			first.Release()
+		} else {
+			r2 = s.Read(0)
+		}
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, "shop-1's first visitor, after it left as a second visitor came for the same book, was")
+		}
+		return check.Passed("")
+	})
+	if !v.Pass {
+		return v, true
+	}
+	s.reads.Gate(1).Open()
+	if err := s.Drive(r2.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's second visitor, who came as the first left its fill, was"), true
+	}
+	if o := r2.Outcomes()[0]; o.Panic != "" || o.Err != nil || o.Value != oldPrice {
+		return check.Failed("", fmt.Sprintf("shop-1's visitor took the lease and read the row; a second visitor came "+
+			"for the book on shop-1 as the first one left, and got %s, with nothing wrong anywhere: the price was %s. "+
+			"A visitor who finds a fill on must count itself among its visitors in the same critical section that "+
+			"found it, or the last visitor may end the fill in between; and a visitor who finds it ended starts one "+
+			"of its own", describe(o), cents(oldPrice))), true
+	}
+	return check.Passed(""), true
 }

@@ -111,9 +111,11 @@ func (s *scene) sweep(when, what string) check.Verdict {
 	return check.Passed("")
 }
 
-// ordinal says "second" or "third".
+// ordinal says "first", "second" or "third".
 func ordinal(n int) string {
 	switch n {
+	case 1:
+		return "first"
 	case 2:
 		return "second"
 	case 3:
