@@ -298,8 +298,11 @@ func coldStart(h *harness.H, newShop NewShop) (c cold) {
 }
 
 // Once checks that a cold start queries each page once, however many
-// readers it has, and that readers after it are served from Redis. It
-// catches a bound with no single-flight in front of it.
+// readers it has, and that readers after it are served from Redis; and
+// that a page slower than a reader's budget is queried once for the
+// readers who come one after the other (slowPage). It catches a bound with
+// no single-flight in front of it, and a flight forgotten when a reader's
+// budget runs out.
 func Once(h *harness.H, newShop NewShop) check.Verdict {
 	c := coldStart(h, newShop)
 	if c.fail.Message != "" {
@@ -321,8 +324,49 @@ func Once(h *harness.H, newShop NewShop) check.Verdict {
 	case total < coldPages:
 		return check.Failed(figure, "some pages were never queried, yet their readers were answered")
 	}
-	return check.Passed(figure + ", and a later wave served from Redis")
+	if v := slowPage(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed(figure + ", and a later wave served from Redis; a page slower than the budget, queried once for 3 readers")
 }
+
+// slowPage is Once's scene of a page slower than a reader's budget: its
+// query is held at the gate, and slowReaders readers of it come one after
+// the other, each once the one before has returned (told to try again).
+// They must all wait on the one query: a second query of the page while
+// the first still runs is the stampede single-flight is there to stop,
+// on the slow page, where it hurts most. It catches a flight forgotten
+// when a reader's budget runs out, so that the next reader starts another
+// (c08-forget-on-budget). A reader who never returns is budget's to judge.
+func slowPage(h *harness.H, newShop NewShop) check.Verdict {
+	const id = 1
+	s, err := newScene(h, newShop, true)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	for i := range slowReaders {
+		r := s.read([]int{id})
+		if err := s.Drive(r.Done, maxBudget); errors.Is(err, errNoBound) {
+			break
+		} else if err != nil {
+			return stuckVerdict(err)
+		}
+		if n := s.db.Running(); n > 1 {
+			return check.Failed(fmt.Sprintf("%d queries of one page at once", n), fmt.Sprintf("event %d's query was slow "+
+				"(held in the database); its reader waited its budget and was told to try again, and %s came "+
+				"one after the other, each once the one before had returned: %d queries of the page were in the database "+
+				"at once. The first query still runs, and its flight with it: a reader who gives up leaves the flight on, "+
+				"and the next reader joins it, or every slow second adds a copy of the slowest query to the pool",
+				id, count(i, "more reader", "more readers"), n))
+		}
+	}
+	return check.Passed("")
+}
+
+// slowReaders is how many readers of the slow page come in slowPage: the
+// first starts the query, the others come after a budget each.
+const slowReaders = 3
 
 // AtMost checks that the database never sees more than 20 queries at once.
 // It catches no bound, a bound per page, a slot taken after the query, and

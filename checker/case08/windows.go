@@ -104,9 +104,11 @@ func afterFailures(h *harness.H, newShop NewShop, ids []int, held, panics bool) 
 // FailedAgain checks that a page whose query failed is queried again by
 // its next reader, who gets its page: every query of events 1 to 25 fails,
 // then, once their readers have returned, the database answers again and
-// one more reader comes for each. It catches a failed flight left on the
-// flight table, a failure remembered in Redis, and a slot that a failed
-// query keeps: 25 failures leave none of the pool's 20.
+// one more reader comes for each; the same with queries that panic; and
+// with Redis failing the rebuilds' second looks (secondLooksFail). It
+// catches a failed flight left on the flight table, a failure remembered
+// in Redis, and a slot that a failed query, a panicking one or a failed
+// second look keeps: 25 failures leave none of the pool's 20.
 func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 	c := afterFailures(h, newShop, events.IDs(failPages), false, false)
 	if c.fail.Message != "" {
@@ -130,7 +132,73 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 			"panics must give back what it took as one that fails does: its slot in a defer, its flight off the table, "+
 			"and its readers told (case 5)", failPages, v.Message))
 	}
-	return check.Passed(fmt.Sprintf("%d readers after failed queries, and %d after panicking ones, each with its page", len(c.ids), len(c.ids)))
+	// The same, with Redis failing the rebuilds' second looks: a slot
+	// whose release is set up after the second look is never given back
+	// by one that fails.
+	looks, v := secondLooksFail(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	return check.Passed(fmt.Sprintf("%d readers after failed queries, %d after panicking ones and %d after %s, each with its page",
+		len(c.ids), len(c.ids), freshPages, count(looks, "failed second look", "failed second looks")))
+}
+
+// errBlip is the error of a Redis command in secondLooksFail: one
+// connection's, gone at once.
+var errBlip = errors.New("read tcp 127.0.0.1:6379: i/o timeout (planned by the checker)")
+
+// secondLooksFail is FailedAgain's scene of a Redis that fails a
+// rebuild's second look: one reader comes for each of events 1 to 25 and
+// Redis fails the second command that reads the page's key (the first is
+// the reader's miss; the second, in most answers, the rebuild's look once
+// it holds its slot). Once they have returned, Redis is well again, and
+// one reader comes for each of 40 other pages: each must get its page. It
+// returns how many second looks failed, and catches a slot whose release
+// is deferred only after the second look: each blip keeps one, and 20
+// leave none (c08-second-look-before-defer). An answer that never reads a
+// page twice plays the scene with nothing failed, and is judged by the
+// other two.
+func secondLooksFail(h *harness.H, newShop NewShop) (int, check.Verdict) {
+	t := fleet.NewTap(nil)
+	var on atomic.Bool
+	on.Store(true)
+	looks := map[string]int{} // reads of each key; the Tap calls match under its lock
+	t.Fail(func(c fleet.Command) bool {
+		if !on.Load() || !c.Reads() || len(c.Keys) != 1 {
+			return false
+		}
+		looks[c.Keys[0]]++
+		return looks[c.Keys[0]] == 2
+	}, errBlip, -1)
+	s, err := newSceneOn(h, newShop, t, false, nil)
+	if err != nil {
+		return 0, fleet.Unreachable(err)
+	}
+	defer s.Close()
+	first := s.read(events.IDs(failPages))
+	if err := s.Drive(first.Done, patience); err != nil {
+		return 0, waitVerdict(err, "the readers whose second looks failed were")
+	}
+	on.Store(false)
+	failed := 0
+	for _, c := range t.Log() {
+		if c.Said == "error: "+errBlip.Error() {
+			failed++
+		}
+	}
+	ids := events.IDs(failPages + freshPages)[failPages:]
+	after := s.read(ids)
+	if err := s.Drive(after.Done, patience); err != nil {
+		return failed, waitVerdict(err, "the readers after the failed second looks were")
+	}
+	if v := allGot(after.Outcomes(), ids); !v.Pass {
+		return failed, check.Failed(v.Figure+" after failed second looks", fmt.Sprintf("one reader came for each of "+
+			"events 1 to %d, and Redis failed the second command that read each page (%v): %d of them, the rebuilds' "+
+			"second looks in most answers; once they had returned, Redis was well again, and %s. A rebuild that fails "+
+			"at any step gives its slot back: set up the release (a defer) in the statement right after the slot is "+
+			"taken, before anything that can return", failPages, errBlip, failed, v.Message))
+	}
+	return failed, check.Passed("")
 }
 
 // SlotsAfterFailure checks that after failed queries the database still

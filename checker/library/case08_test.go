@@ -98,6 +98,12 @@ var _ = register(8,
 	// slot: hung-query finds the pool empty after the hang.
 	entry{dir: "wrong/slot-leak-on-error", fails: []string{"failed-again", "hung-query"}},
 	entry{dir: "wrong/slot-leak-on-panic", fails: []string{"failed-again"}},
+	// The slot's release deferred only after the second look, whose
+	// error return keeps the slot: failed-again's failed second looks.
+	entry{dir: "wrong/second-look-before-defer", fails: []string{"failed-again"}},
+	// A flight forgotten when a reader's budget runs out: once's slow
+	// page, its readers one after the other.
+	entry{dir: "wrong/forget-on-budget", fails: []string{"once"}},
 	entry{dir: "wrong/redis-error-as-miss", fails: []string{"redis-down"}},
 	entry{dir: "wrong/retry-at-once", fails: []string{"outage"}},
 	// Held out too: one budget for the whole flight, from its first reader.
