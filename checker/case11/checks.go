@@ -11,6 +11,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -177,7 +178,8 @@ func writeStep(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 // shop-2; then the fetch goes on. A visitor of shop-2 after that must get
 // the new price. It catches a fill stored whatever came meanwhile: a copy
 // with no version or generation, or one compared only with the copy the
-// message dropped.
+// message dropped; and, in the scenes of crossingInStep, a message handled
+// in two steps with a fill landing between.
 func Crossing(h *harness.H, newShop NewShop) check.Verdict {
 	var played []string
 	for _, fromRedis := range []bool{true, false} {
@@ -192,7 +194,86 @@ func Crossing(h *harness.H, newShop NewShop) check.Verdict {
 	if len(played) == 0 {
 		return check.Skipped("shop-2's fetch was never held: it sent Redis no command that names a key, and never read the row")
 	}
+	landed := 0
+	for _, lead := range leads {
+		for _, reverse := range []bool{false, true} {
+			v, ok := crossingInStep(h, newShop, reverse, lead)
+			if !v.Pass {
+				return v
+			}
+			if ok {
+				landed++
+			}
+		}
+	}
+	if landed > 0 {
+		played = append(played, fmt.Sprintf("a fetch landing as the message is handled, in lockstep: %d plays", landed))
+	}
 	return check.Passed(strings.Join(played, "; "))
+}
+
+// leads are the head starts crossingInStep plays (point.LockstepAfter):
+// the steps that matter lie deeper in one goroutine's code than in the
+// other's, by a few statements that differ from answer to answer.
+var leads = []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+
+// crossingInStep is Crossing's scene of a fetch that lands as the write's
+// message is handled: shop-2's fetch is held once Redis has answered it
+// (the old price); shop-1 writes, and its message reaches shop-2's
+// subscription and is held there (Tap.HoldMessages); then both go on at
+// once, taking turns one statement each, the first lead steps ahead. A
+// visitor of shop-2 after that must get the new price. It catches a
+// message handled in two critical sections, the copy dropped in one and
+// the floor raised in the next, with a fill landing between
+// (c11-drop-then-floor). ok is false when the fetch or the message was
+// never held.
+func crossingInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (v check.Verdict, ok bool) {
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	if v := s.Warm(0); !v.Pass { // Redis holds the old price, shop-2 no copy
+		return v, false
+	}
+	s.answers[1].arm()
+	r := s.Read(1)
+	if err := s.Drive(func() bool { return s.answers[1].reached.Load() || r.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if !s.answers[1].reached.Load() {
+		return check.Passed(""), false
+	}
+	msg := s.taps[1].HoldMessages()
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v, false
+	}
+	if !msg.Reached() {
+		s.taps[1].Disarm()
+		return check.Passed(""), false
+	}
+	v = h.Under(point.LockstepAfter(reverse, lead), func() check.Verdict {
+		msg.Release()
+		s.answers[1].release()
+		if err := s.Drive(r.Done, patience); err != nil {
+			return waitVerdict(err, "shop-2's visitor, its fetch landing as the write's message was handled, was")
+		}
+		return check.Passed("")
+	})
+	if !v.Pass {
+		return v, true
+	}
+	if v := gotOne(r, "shop-2's visitor whose fetch landed as the write's message was handled", oldPrice, newPrice); !v.Pass {
+		return v, true
+	}
+	return s.Served("a fetch landing as the message was handled", []int{1}, func([]string) string {
+		return fmt.Sprintf("shop-2's visitor missed its copy, and its fetch read the old price from Redis. Meanwhile "+
+			"shop-1's write of %s committed and returned, and its message reached shop-2. Then shop-2 handled the "+
+			"message while the fetch landed, taking turns one statement each, and a visitor after it got the old "+
+			"price: the fetch stored it while the message was half handled. Handle a message in one critical "+
+			"section (raise the floor and drop the older copy together), so that a landing fill sees either none "+
+			"of it or all of it", cents(newPrice))
+	}), true
 }
 
 // crossing is one scene of Crossing; ok is false when the fetch was never
@@ -324,7 +405,9 @@ func LateMessage(h *harness.H, newShop NewShop) check.Verdict {
 // get the new price. It catches a Listen that reads only messages (go-redis
 // subscribes again by itself, and says so only with a *Subscription on
 // ChannelWithSubscriptions), and a forget that lets a fetch begun before
-// it store what it read.
+// it store what it read, or a visitor after it join that fetch. A third
+// scene starts the subscription late (lateStart), and a fourth has a
+// message and then a cut cross one fetch (messageThenCut).
 func Reconnect(h *harness.H, newShop NewShop) check.Verdict {
 	var played []string
 	for _, inFlight := range []bool{false, true} {
@@ -343,7 +426,84 @@ func Reconnect(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
-	return check.Passed(strings.Join(append(played, v.Figure), "; "))
+	played = append(played, v.Figure)
+	v, ok := messageThenCut(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	if ok {
+		played = append(played, v.Figure)
+	}
+	return check.Passed(strings.Join(played, "; "))
+}
+
+// messageThenCut is Reconnect's scene of a fetch that a message and then a
+// cut both cross: shop-2's visitor misses, and its fetch's first command is
+// held on its way to Redis; shop-1 writes, and its message reaches shop-2
+// (which may take the fetch off its table); the fetch goes on, reads the
+// write's price from the row, and is held there. Then shop-2's
+// subscription is cut, shop-1 writes again (the message is lost), shop-2
+// subscribes again, and the fetch lands. A visitor of shop-2 after that
+// must get the newest price. It catches a new subscription that refuses
+// only the fetches still on the table, marking them, when a message has
+// already taken one off (c11-stale-flag-per-flight). ok is false when the
+// fetch or the subscription was never there to hold or cut.
+func messageThenCut(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
+	reads := fleet.HoldCalls(1)
+	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	first := s.taps[1].Hold(func(c fleet.Command) bool { return len(c.Keys) > 0 })
+	r := s.Read(1)
+	if err := s.Drive(func() bool { return first.Reached() || r.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if !first.Reached() {
+		return check.Passed(""), false
+	}
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v, false
+	}
+	first.Release()
+	if err := s.Drive(func() bool { return reads.Calls() > 0 || r.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if reads.Calls() == 0 {
+		return check.Passed(""), false // it took its price from Redis: crossing's scenes judge that
+	}
+	closed, again := s.taps[1].Cut()
+	defer again()
+	if closed == 0 {
+		return check.Passed(""), false
+	}
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err), false
+	}
+	if v := s.WriteDone(0, newest); !v.Pass {
+		return v, false
+	}
+	m := s.Mark()
+	again()
+	if v := s.Delivered(m); !v.Pass {
+		return v, false
+	}
+	reads.OpenAll()
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if v := gotOne(r, "shop-2's visitor whose fetch a message and a cut crossed", oldPrice, newPrice, newest); !v.Pass {
+		return v, false
+	}
+	return s.Served("a fetch crossed by a message and then a cut", []int{1}, func(stale []string) string {
+		return fmt.Sprintf("shop-2's visitor missed, and its fetch began; shop-1's write of %s was published and reached "+
+			"shop-2, and the fetch then read that price from the row. Then shop-2's subscription was cut, shop-1's "+
+			"write of %s was published while shop-2 was away, and shop-2 subscribed again; then the fetch landed, and a "+
+			"visitor of shop-2 after that got the older price: %s. A fetch begun before the new subscription cannot "+
+			"vouch for what it read, whether or not a message had taken it off the table: count the subscription's "+
+			"starts, and store a fill only if none came while it ran", cents(newPrice), cents(newest), strings.Join(stale, ", "))
+	}), true
 }
 
 // lateStart is Reconnect's third scene: shop-2's subscription comes up
@@ -426,11 +586,28 @@ func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, boo
 		return v, false
 	}
 	if inFlight {
+		// A visitor who comes now, after the write returned and with the
+		// subscription back, comes after the instance knew it had missed
+		// messages: it must not join the fetch begun before.
+		late := s.Read(1)
+		if err := s.Settle(); err != nil {
+			return stuckVerdict(err), false
+		}
 		s.answers[1].release()
-		if err := s.Drive(r.Done, patience); err != nil {
-			return waitVerdict(err, "shop-2's visitor was"), false
+		if err := s.Drive(func() bool { return r.Done() && late.Done() }, patience); err != nil {
+			return waitVerdict(err, "shop-2's visitors were"), false
 		}
 		if v := gotOne(r, "shop-2's visitor whose fetch crossed the cut", oldPrice, newPrice); !v.Pass {
+			return v, false
+		}
+		if o := late.Outcomes()[0]; o.Panic == "" && o.Err == nil && o.Value == oldPrice {
+			return check.Failed("a visitor after the cut joined a fetch from before it", fmt.Sprintf("%s when its "+
+				"subscription was cut. Shop-1's write of %s was published while shop-2 was not subscribed. Then shop-2 "+
+				"subscribed again, and a visitor of shop-2 came before the old fetch had landed: it got the old price, "+
+				"%s, the fetch's. A new subscription forgets what it cannot vouch for, the fetches under way too: a "+
+				"visitor who comes after it must start a fetch of its own", what, cents(newPrice), cents(oldPrice))), false
+		}
+		if v := gotOne(late, "shop-2's visitor who came after the subscription was back", newPrice); !v.Pass {
 			return v, false
 		}
 	}
