@@ -11,6 +11,7 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -548,7 +549,76 @@ func OneFlight(h *harness.H, newShop New) check.Verdict {
 	if bad := badRead(rs); bad != "" {
 		return check.Failed(figure, bad)
 	}
-	return check.Passed(figure + fmt.Sprintf(" (%d bursts)", Bursts))
+	for _, reverse := range []bool{false, true} {
+		n, v := lockstepBurst(h, newShop, reverse)
+		if !v.Pass {
+			return v
+		}
+		if n > 1 {
+			return check.Failed(fmt.Sprintf("two readers drawing at one instant in lockstep started %d", n), fmt.Sprintf(
+				"two readers arrived together 0.05 s before expiry, both drew an early recompute, and took turns one "+
+					"statement each: they started %d recomputes of the list. Each looked for a recompute in flight, and "+
+					"each started its own in a later step: both looked before either started. Look and start in one "+
+					"critical section (under the write lock, look again before you start)", n))
+		}
+	}
+	return check.Passed(figure + fmt.Sprintf(" (%d bursts; and two readers drawing at one instant in lockstep started one)", Bursts))
+}
+
+// lockstepBurst is OneFlight's scene of two readers who draw an early
+// recompute at one instant: the list is filled, and 0.05 s before it
+// expires two readers arrive together, both draws fire (one half each), and
+// the two take turns one statement each (point.Lockstep). It returns how
+// many recomputes they started: one is right. It catches a reader that
+// looks for a recompute in flight in one critical section and starts its
+// own in the next (c07-launch-no-relook): in lockstep both look before
+// either starts, which a burst on real processors opens only by chance.
+func lockstepBurst(h *harness.H, newShop New, reverse bool) (int, check.Verdict) {
+	w := newWorld(h)
+	cfg := traffic.shop
+	k, src := w.openSource(newShop, cfg)
+	err := w.drive(func(i int) (event, bool) { return event{at: opening, shop: k, shelf: catalog.Bestsellers}, i < 1 })
+	if err == nil {
+		err = w.finish()
+	}
+	at := opening.Add(cfg.cost + cfg.ttl - cfg.cost/20)
+	if err == nil {
+		err = w.until(at)
+	}
+	if err != nil {
+		return 0, failed(err)
+	}
+	before := len(w.queriesSoFar())
+	// A draw of one half fires with a twentieth of a query left, whether
+	// the shop takes the logarithm of the draw or of one minus it.
+	src.fixNext(2, 0.5)
+	var c *harness.Crowd[[]string]
+	v := h.Under(point.Lockstep(reverse), func() check.Verdict {
+		c = harness.Visit(h, 2, func(ctx context.Context, _ int) ([]string, error) {
+			return w.shops[k].Top(ctx, catalog.Bestsellers)
+		})
+		if err := c.Settle(); err != nil {
+			return failed(err)
+		}
+		if err := w.rest(); err != nil {
+			return failed(err)
+		}
+		return check.Passed("")
+	})
+	if !v.Pass {
+		return 0, v
+	}
+	started := len(w.queriesSoFar()) - before
+	if err := w.until(at.Add(2 * cfg.cost)); err != nil {
+		return 0, failed(err)
+	}
+	if err := c.Wait(); err != nil {
+		return 0, failed(err)
+	}
+	if p := c.Panicked(); p != "" {
+		return 0, failed(fmt.Errorf("a reader's call panicked: %s", p))
+	}
+	return started, check.Passed("")
 }
 
 // Bursts is how many times OneFlight plays its burst at expiry: a shop

@@ -24,8 +24,9 @@ const zeroOdds = 100
 type source struct {
 	mu    sync.Mutex
 	r     *rand.Rand
-	zeros bool // return 0 about once in zeroOdds (the story)
-	zero  bool // return 0 at the next draw
+	zeros bool    // return 0 about once in zeroOdds (the story)
+	fixed int     // return fix at the next fixed draws
+	fix   float64 // what they return
 	hold  chan struct{}
 	held  chan struct{}
 }
@@ -49,9 +50,9 @@ func (s *source) draw() float64 {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.zero {
-		s.zero = false
-		return 0
+	if s.fixed > 0 {
+		s.fixed--
+		return s.fix
 	}
 	if s.zeros && s.r.IntN(zeroOdds) == 0 {
 		return 0
@@ -64,9 +65,12 @@ func (s *source) draw() float64 {
 }
 
 // zeroNext makes the next draw exactly 0.
-func (s *source) zeroNext() {
+func (s *source) zeroNext() { s.fixNext(1, 0) }
+
+// fixNext makes the next n draws return u.
+func (s *source) fixNext(n int, u float64) {
 	s.mu.Lock()
-	s.zero = true
+	s.fixed, s.fix = n, u
 	s.mu.Unlock()
 }
 

@@ -30,6 +30,9 @@ var _ = register(7,
 	// first, about one burst in two; one-flight plays 20 bursts, so a run
 	// misses it with a chance near 2^-20.
 	entry{dir: "wrong/flaginside", fails: []string{"one-flight"}},
+	// No second look at the flights table under the write lock: two
+	// readers drawing at one instant, in lockstep (one-flight).
+	entry{dir: "wrong/launch-no-relook", fails: []string{"one-flight"}},
 	entry{dir: "wrong/flagatomic", fails: []string{"one-flight"}},
 	// Draws that do not vary from read to read (hole 10).
 	entry{dir: "wrong/meanhead", fails: []string{"late", "delta", "beta"}},
