@@ -355,15 +355,11 @@ func ownLeaseOnly(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		return stuckVerdict(err)
 	}
 	resume()
-	if err := s.Settle(); err != nil {
-		return stuckVerdict(err)
+	name, what, figure, v := s.changedSince(before)
+	if !v.Pass {
+		return v
 	}
-	after, err := s.values()
-	if err != nil {
-		return fleet.Unreachable(err)
-	}
-	if name, gone := changed(before, after); name != "" {
-		what, figure := changedWhat(name, gone)
+	if name != "" {
 		return check.Failed(figure, fmt.Sprintf("shop-1 froze while it read, past its lease; "+
 			"shop-2's visitor took a new lease and was reading; then %s, shop-1 came back, and it %s %s, which it no "+
 			"longer held. Redis held before: %s; after: %s. A filler may end, renew or shorten its own lease only: "+
@@ -440,15 +436,11 @@ func lateLetGo(h *harness.H, newShop NewShop, n int) check.Verdict {
 	if err := s.Drive(r1.Done, patience); err != nil {
 		return waitVerdict(err, "shop-1's visitor, once its slow command had gone, was")
 	}
-	if err := s.Settle(); err != nil {
-		return stuckVerdict(err)
+	name, what, figure, v := s.changedSince(before)
+	if !v.Pass {
+		return v
 	}
-	after, err := s.values()
-	if err != nil {
-		return fleet.Unreachable(err)
-	}
-	if name, gone := changed(before, after); name != "" {
-		what, figure := changedWhat(name, gone)
+	if name != "" {
 		return check.Failed(figure, fmt.Sprintf("shop-1's visitor took the lease, read the row and left; shop-1 let "+
 			"its lease go, and the %s command it sent after it gave up (%s) was slow to reach Redis (a slow network, "+
 			"a pause). Meanwhile a write on shop-2 ended the lease, and shop-2's visitor took a new lease and was "+
@@ -490,27 +482,29 @@ func (s *scene) values() (map[string]seen, error) {
 	return out, nil
 }
 
-// changed returns the first key of before (by name) that after no longer
-// holds as it was, with a time to live no shorter, and whether it is
-// gone; "" when every key is as it was.
-func changed(before, after map[string]seen) (name string, gone bool) {
+// changedSince lets the scene settle and compares every key Redis holds
+// with before: the first key of before (by name) no longer there as it
+// was, with a time to live no shorter, what became of it ("took away" or
+// "changed", for the story) and a figure; name is "" when every key is as
+// it was. v fails when the scene did not settle or Redis was not read.
+func (s *scene) changedSince(before map[string]seen) (name, verb, figure string, v check.Verdict) {
+	if err := s.Settle(); err != nil {
+		return "", "", "", stuckVerdict(err)
+	}
+	after, err := s.values()
+	if err != nil {
+		return "", "", "", fleet.Unreachable(err)
+	}
 	for _, name := range slices.Sorted(maps.Keys(before)) {
 		was := before[name]
-		now, ok := after[name]
-		if !ok || now.value != was.value || now.ttl < was.ttl-time.Millisecond {
-			return name, !ok
+		switch now, ok := after[name]; {
+		case !ok:
+			return name, "took away", name + " taken away", check.Passed("")
+		case now.value != was.value || now.ttl < was.ttl-time.Millisecond:
+			return name, "changed", name + " changed", check.Passed("")
 		}
 	}
-	return "", false
-}
-
-// changedWhat tells what a shop did to a key changed found: a verb for
-// the story and a figure.
-func changedWhat(name string, gone bool) (verb, figure string) {
-	if gone {
-		return "took away", name + " taken away"
-	}
-	return "changed", name + " changed"
+	return "", "", "", check.Passed("")
 }
 
 // WriterLeaves checks that a write invalidates even when its visitor

@@ -473,20 +473,7 @@ func messageThenCut(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
 	if reads.Calls() == 0 {
 		return check.Passed(""), false // it took its price from Redis: crossing's scenes judge that
 	}
-	closed, again := s.taps[1].Cut()
-	defer again()
-	if closed == 0 {
-		return check.Passed(""), false
-	}
-	if err := s.Settle(); err != nil {
-		return stuckVerdict(err), false
-	}
-	if v := s.WriteDone(0, newest); !v.Pass {
-		return v, false
-	}
-	m := s.Mark()
-	again()
-	if v := s.Delivered(m); !v.Pass {
+	if cut, v := s.writeWhileCut(1, newest); !cut || !v.Pass {
 		return v, false
 	}
 	reads.OpenAll()
@@ -569,20 +556,7 @@ func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, boo
 	} else if v := s.Warm(0, 1, 2); !v.Pass {
 		return v, false
 	}
-	closed, again := s.taps[1].Cut()
-	defer again()
-	if closed == 0 {
-		return check.Passed(""), false
-	}
-	if err := s.Settle(); err != nil {
-		return stuckVerdict(err), false
-	}
-	if v := s.WriteDone(0, newPrice); !v.Pass {
-		return v, false
-	}
-	m := s.Mark()
-	again()
-	if v := s.Delivered(m); !v.Pass { // the new subscription's confirmation
+	if cut, v := s.writeWhileCut(1, newPrice); !cut || !v.Pass {
 		return v, false
 	}
 	if inFlight {
@@ -627,6 +601,27 @@ func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, boo
 		return msg + "An instance cannot know what it missed while it was away: when its subscription starts " +
 			"again (a *redis.Subscription on ChannelWithSubscriptions), drop every copy."
 	}), true
+}
+
+// writeWhileCut cuts instance i's subscription, lets the cut settle, has
+// shop-1 write price (its message reaches nobody on i), and lets i
+// subscribe again, until the new subscription's confirmation has reached
+// it. cut is false, and v a pass, when i had no subscription to cut.
+func (s *scene) writeWhileCut(i, price int) (cut bool, v check.Verdict) {
+	closed, again := s.taps[i].Cut()
+	defer again()
+	if closed == 0 {
+		return false, check.Passed("")
+	}
+	if err := s.Settle(); err != nil {
+		return true, stuckVerdict(err)
+	}
+	if v := s.WriteDone(0, price); !v.Pass {
+		return true, v
+	}
+	m := s.Mark()
+	again()
+	return true, s.Delivered(m) // the new subscription's confirmation
 }
 
 // WriterLeaves checks that a write whose visitor leaves at its commit
