@@ -102,11 +102,14 @@ type Info struct {
 const ScenesEvery = 3
 
 // RunsOf returns how many times a grade that runs each check repeat times
-// runs the check in: repeat, or for a Scenes check one run for every
-// ScenesEvery, at least one.
+// runs the check in: repeat, or for a Scenes check or an Apart one, one
+// run for every ScenesEvery, at least one. An Apart check's wrong answers
+// (a fixed value, one drawn once and shared, a generator seeded alike)
+// fail it in every run, each run is two processes, and a right answer's
+// false verdict is a chance per run: more runs only add to it.
 func (in Info) RunsOf(repeat int) int {
 	repeat = max(repeat, 1)
-	if in.Scenes {
+	if in.Scenes || in.Apart != nil {
 		return (repeat + ScenesEvery - 1) / ScenesEvery
 	}
 	return repeat
