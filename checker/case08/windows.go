@@ -78,6 +78,20 @@ func afterFailures(h *harness.H, newShop NewShop, ids []int, held, panics bool) 
 		c.fail = waitVerdict(err, "the readers of the failed queries were")
 		return c
 	}
+	for i, o := range first.Outcomes() {
+		if o.Panic == "" {
+			continue
+		}
+		what := "failed"
+		if panics {
+			what = "panicked (a driver's bug)"
+		}
+		c.fail = check.Failed("a reader panicked", fmt.Sprintf("the query of event %d %s, and its reader's call "+
+			"panicked too: %s. A reader of a query that fails or panics gets an error: recover the panic where "+
+			"the query runs and make it the flight's error, and hand the readers that error, never a value that "+
+			"is not there", coldIDs(failPages, 2)[i], what, o.Panic))
+		return c
+	}
 	down.Store(false)
 	if !held {
 		s.gate.Open()

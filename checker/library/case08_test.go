@@ -11,11 +11,14 @@ var _ = register(8,
 	// With no bound and no single-flight, no reader ever waits: the checks
 	// that stage a wait (budget, late-reader, starter-leaves) fail it,
 	// saying that nobody waited (issue 28: they passed it, untested).
+	// Nothing recovers a panicking query either: its readers panic with it
+	// (failed-again).
 	entry{dir: "shipped", fails: []string{"warm-spread", "rebuild-ttl", "once", "at-most", "slots-after-failure", "budget",
-		"starter-leaves", "late-reader", "hung-query", "store-refused", "explore", "outage", "come-back", "switches"}},
+		"starter-leaves", "late-reader", "hung-query", "store-refused", "explore", "outage", "come-back", "switches",
+		"failed-again"}},
 	// The shipped shop with its jitter fixed and nothing else.
 	entry{dir: "wrong/jitteronly", fails: []string{"once", "at-most", "slots-after-failure", "budget", "starter-leaves",
-		"late-reader", "hung-query", "store-refused", "explore", "outage", "come-back", "switches"}},
+		"late-reader", "hung-query", "store-refused", "explore", "outage", "come-back", "switches", "failed-again"}},
 	// Times to live: below the floor, past 35 s, or not spread.
 	entry{dir: "wrong/subtract", fails: []string{"warm-ttl", "rebuild-ttl", "explore", "switches"}},
 	entry{dir: "wrong/toowide", fails: []string{"warm-ttl", "rebuild-ttl", "explore", "switches"}},
@@ -46,8 +49,9 @@ var _ = register(8,
 	entry{dir: "wrong/untyped", fails: []string{"budget", "come-back"}},
 	// A reader inside Do cannot leave, but the flight's own deadline (5 s)
 	// now ends its wait within the 10 s the contract allows: budget sees a
-	// late "try again", no hang. The late reader is still turned away.
-	entry{dir: "wrong/do", fails: []string{"late-reader"}},
+	// late "try again", no hang. The late reader is still turned away. And
+	// Do hands a panicking query's panic to every reader (failed-again).
+	entry{dir: "wrong/do", fails: []string{"late-reader", "failed-again"}},
 	entry{dir: "wrong/shortbudget", fails: []string{"values", "explore"}},
 	// Each waiter races the leader for the page: it gets "" or the page, by
 	// the schedule. starter-leaves, outage, slow-write and late-reader,
@@ -104,6 +108,9 @@ var _ = register(8,
 	// A flight forgotten when a reader's budget runs out: once's slow
 	// page, its readers one after the other.
 	entry{dir: "wrong/forget-on-budget", fails: []string{"once"}},
+	// A recover that logs and sets no error: the readers of a panicking
+	// query panic themselves (failed-again looks at them).
+	entry{dir: "wrong/recover-swallow", fails: []string{"failed-again"}},
 	entry{dir: "wrong/redis-error-as-miss", fails: []string{"redis-down"}},
 	entry{dir: "wrong/retry-at-once", fails: []string{"outage"}},
 	// Held out too: one budget for the whole flight, from its first reader.
