@@ -10,6 +10,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -26,7 +27,8 @@ var oneWaitInfo = check.Info{
 		"joins after its last visitor has left (it gets the abandoned wait's error: wrong/flight-rejoin), a wait whose " +
 		"budget runs out for a visitor who joined it a moment before (wrong/flight-budget-shared), a turn per book whose " +
 		"holder reads on its own context, so that when the filler leaves its read is given up and done again " +
-		"(wrong/channel-turn), jitter from a generator every instance seeds alike (wrong/jitter-fixed-seed), and polls " +
+		"(wrong/channel-turn), a flight looked up and made in two critical sections, two visitors at one instant making " +
+		"two (wrong/join-lookup-insert), jitter from a generator every instance seeds alike (wrong/jitter-fixed-seed), and polls " +
 		"at a fixed period, so that instances that missed together ask Redis at the same instants for as long as " +
 		"they wait (wrong/fixed-polls)",
 }
@@ -57,10 +59,14 @@ const (
 // who joins a wait 0.9 s old must not give up with it; when the first of
 // four visitors of a fill leaves, its read must go on for the other three.
 // Last, a visitor who comes as the last one of a wait leaves must not
-// join it.
+// join it. And two visitors who miss at one instant in lockstep may try
+// the lease no more often than the lone one (pairAttempts).
 func OneWait(h *harness.H, newShop NewShop) check.Verdict {
-	alone, v := aloneCommands(h, newShop)
+	alone, first, v := visitorsCommands(h, newShop, 1, nil)
 	if !v.Pass {
+		return v
+	}
+	if v := pairAttempts(h, newShop, first); !v.Pass {
 		return v
 	}
 	figure, v := crowdCommands(h, newShop, alone)
@@ -81,39 +87,102 @@ func OneWait(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed(figure + "; " + late + "; the first of four visitors of a fill left and its read went on; " + rejoin)
 }
 
-// aloneCommands counts the commands naming the book that shop-2 sends for
-// its one visitor while shop-1 holds the lease for holdFill.
-func aloneCommands(h *harness.H, newShop NewShop) (int, check.Verdict) {
+// visitorsCommands has n visitors of shop-2 miss the book at one instant
+// while shop-1 holds the lease and reads (with schedule set, under it).
+// It returns the commands naming the book shop-2 sends while shop-1 reads
+// for holdFill, and its attempts at the lease at the instant they came,
+// before the clock moves (see pairAttempts).
+func visitorsCommands(h *harness.H, newShop NewShop, n int, schedule *point.Schedule) (commands, attempts int, v check.Verdict) {
 	s, err := newScene(h, newShop, 2, fleet.HoldEvery(), fleet.HoldCalls())
 	if err != nil {
-		return 0, fleet.Unreachable(err)
+		return 0, 0, fleet.Unreachable(err)
 	}
 	defer s.Close()
 	filler, v := s.holdFiller(1)
 	if !v.Pass {
-		return 0, v
+		return 0, 0, v
 	}
 	since := len(s.taps[1].Log())
-	waiter := s.Read(1)
-	if err := s.Elapse(holdFill); err != nil {
-		return 0, stuckVerdict(err)
+	var waiters *harness.Crowd[int]
+	come := func() check.Verdict {
+		waiters = s.Reads(1, n)
+		if err := s.Settle(); err != nil {
+			return stuckVerdict(err)
+		}
+		return check.Passed("")
 	}
-	n := bookCommands(s.taps[1], since)
+	if schedule != nil {
+		v = h.Under(schedule, come)
+	} else {
+		v = come()
+	}
+	if !v.Pass {
+		return 0, 0, v
+	}
+	attempts = leaseAttempts(s.taps[1], since)
+	if n > 1 {
+		// The pair's scene ends here: what it counts is the instant.
+		s.reads.OpenAll()
+		if err := s.Drive(func() bool { return filler.Done() && waiters.Done() }, patience); err != nil {
+			return 0, 0, waitVerdict(err, "the visitors were")
+		}
+		return 0, attempts, check.Passed("")
+	}
+	waiter := waiters
+	if err := s.Elapse(holdFill); err != nil {
+		return 0, 0, stuckVerdict(err)
+	}
+	commands = bookCommands(s.taps[1], since)
 	if s.reads.Calls() > 1 {
-		return 0, check.Failed("", "shop-2's visitor read the row while shop-1 held the lease and read it: there was no wait to "+
+		return 0, 0, check.Failed("", "shop-2's visitor read the row while shop-1 held the lease and read it: there was no wait to "+
 			"share. A visitor who finds the lease taken waits for the holder's fill (see lease-coalesces)")
 	}
 	s.reads.OpenAll()
 	if err := s.Drive(func() bool { return filler.Done() && waiter.Done() }, patience); err != nil {
-		return 0, waitVerdict(err, "the visitors were")
+		return 0, 0, waitVerdict(err, "the visitors were")
 	}
 	if v := gotOne(waiter, "shop-2's visitor, who waited for shop-1's fill", oldPrice); !v.Pass {
-		return 0, v
+		return 0, 0, v
 	}
-	if n == 0 {
-		return 0, check.Failed("", "shop-2's visitor sent Redis no command naming the book while shop-1 read the row")
+	if commands == 0 {
+		return 0, 0, check.Failed("", "shop-2's visitor sent Redis no command naming the book while shop-1 read the row")
 	}
-	return n, check.Passed("")
+	return commands, attempts, check.Passed("")
+}
+
+// pairAttempts plays two visitors of shop-2 who miss the book at one
+// instant, while shop-1 holds the lease, taking turns one statement each
+// (both ways): at that instant, before the clock moves, shop-2 may try the
+// lease no more often than for its lone visitor (alone). It catches a
+// flight looked up in one critical section and made and stored in the
+// next (c10-join-lookup-insert): both visitors find none, and the
+// instance runs two flights, each polling on its own.
+func pairAttempts(h *harness.H, newShop NewShop, alone int) check.Verdict {
+	for _, reverse := range []bool{false, true} {
+		_, pair, v := visitorsCommands(h, newShop, 2, point.Lockstep(reverse))
+		if !v.Pass {
+			return v
+		}
+		if pair > alone {
+			return check.Failed(fmt.Sprintf("%d lease attempts for 2 visitors at one instant, %d for one", pair, alone),
+				fmt.Sprintf("while shop-1 held the lease, two visitors of shop-2 missed the book at one instant, taking turns "+
+					"one statement each, and shop-2 tried the lease %s at that instant, where a lone visitor's "+
+					"miss tried it %s: each visitor started a wait of its own. Both looked for the book's flight before "+
+					"either made one: look it up and make it in one critical section", times(pair), times(alone)))
+		}
+	}
+	return check.Passed("")
+}
+
+// times says "once", "twice" or "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // holdFiller has shop-1's visitor miss and read the row, held at the reads'
@@ -373,6 +442,24 @@ func otherBook() string {
 		}
 	}
 	panic("case10: the catalogue has one priced book")
+}
+
+// leaseAttempts counts the commands of t's log from since on that may
+// take a lock on a key naming the book (fleet.Command.Attempt).
+func leaseAttempts(t *fleet.Tap, since int) int {
+	n := 0
+	for _, c := range t.Log()[since:] {
+		var keys []string
+		for _, k := range c.Keys {
+			if strings.Contains(k, book) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) > 0 && c.Attempt(keys) {
+			n++
+		}
+	}
+	return n
 }
 
 // bookCommands counts the commands in t's log from since on that name a
