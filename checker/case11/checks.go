@@ -270,9 +270,9 @@ func crossingInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (v ch
 		return fmt.Sprintf("shop-2's visitor missed its copy, and its fetch read the old price from Redis. Meanwhile "+
 			"shop-1's write of %s committed and returned, and its message reached shop-2. Then shop-2 handled the "+
 			"message while the fetch landed, taking turns one statement each, and a visitor after it got the old "+
-			"price: the fetch stored it while the message was half handled. Handle a message in one critical "+
-			"section (raise the floor and drop the older copy together), so that a landing fill sees either none "+
-			"of it or all of it", cents(newPrice))
+			"price: one saw the other half done. Handle a message in one critical section (raise the floor and "+
+			"drop the older copy together), and land a fill in one too (compare with the floor and store the "+
+			"copy together), so that each sees all of the other or none of it", cents(newPrice))
 	}), true
 }
 

@@ -41,6 +41,9 @@ var _ = register(11,
 	// A message handled in two critical sections: crossing's fetch landing
 	// as the message is handled, in lockstep.
 	entry{dir: "wrong/drop-then-floor", fails: []string{"crossing"}},
+	// The fill's check and store in two critical sections: the same
+	// scenes, from the fill's side.
+	entry{dir: "wrong/fill-split", fails: []string{"crossing", "switches"}},
 	// A new subscription that leaves the fetches on the table, or marks
 	// only those on it: reconnect's late visitor, and its fetch crossed by
 	// a message and then a cut.
