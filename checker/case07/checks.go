@@ -139,7 +139,9 @@ func NoWait(h *harness.H, newShop New) check.Verdict {
 			missed, secs(longest), lateStarts(hs)))
 	case blocked > 0:
 		return check.Failed(figure, fmt.Sprintf("%d reads waited, the longest for %s, while the list was still fresh: "+
-			"a reader must be served the list it finds while a recompute runs", blocked, secs(longest)))
+			"a reader must be served the list it finds while a recompute runs (and the recompute must outlive the "+
+			"reader who started it: each read's context is cancelled the moment it returns, as a server's is, so "+
+			"a recompute on it ends then)", blocked, secs(longest)))
 	case stale > 0:
 		return check.Failed(figure, fmt.Sprintf("%d reads were served the list after its %s time to live had run out, by up to %s: "+
 			"the list must be recomputed before it expires, not served stale", stale, secs(hs.ttl), secs(staleBy)))

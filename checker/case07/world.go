@@ -250,7 +250,11 @@ func (w *world) run(ctx context.Context) {
 		if alarm {
 			w.alert(i)
 		}
-		books, err := w.shops[ev.shop].Top(ctx, ev.shelf)
+		// Each read has a context of its own, cancelled the moment it
+		// returns, as net/http's handlers' are.
+		rctx, done := context.WithCancel(ctx)
+		books, err := w.shops[ev.shop].Top(rctx, ev.shelf)
+		done()
 		kept := w.inside.CompareAndSwap(int64(i+1), 0)
 		w.answer(i, ev.shelf, books, err)
 		if !kept {

@@ -33,6 +33,9 @@ var _ = register(7,
 	// No second look at the flights table under the write lock: two
 	// readers drawing at one instant, in lockstep (one-flight).
 	entry{dir: "wrong/launch-no-relook", fails: []string{"one-flight"}},
+	// The recompute on its reader's context, which a server cancels as the
+	// reader is answered: every check of the traffic sees the list expire.
+	entry{dir: "wrong/reader-ctx", fails: []string{"no-wait", "per-window", "late", "one-flight", "explore"}},
 	entry{dir: "wrong/flagatomic", fails: []string{"one-flight"}},
 	// Draws that do not vary from read to read (hole 10).
 	entry{dir: "wrong/meanhead", fails: []string{"late", "delta", "beta"}},
