@@ -551,11 +551,13 @@ func OneFlight(h *harness.H, newShop New) check.Verdict {
 	if bad := badRead(rs); bad != "" {
 		return check.Failed(figure, bad)
 	}
+	most := 0
 	for _, reverse := range []bool{false, true} {
 		n, v := lockstepBurst(h, newShop, reverse)
 		if !v.Pass {
 			return v
 		}
+		most = max(most, n)
 		if n > 1 {
 			return check.Failed(fmt.Sprintf("two readers drawing at one instant in lockstep started %d", n), fmt.Sprintf(
 				"two readers arrived together 0.05 s before expiry, both drew an early recompute, and took turns one "+
@@ -564,7 +566,8 @@ func OneFlight(h *harness.H, newShop New) check.Verdict {
 					"critical section (under the write lock, look again before you start)", n))
 		}
 	}
-	return check.Passed(figure + fmt.Sprintf(" (%d bursts; and two readers drawing at one instant in lockstep started one)", Bursts))
+	return check.Passed(figure + fmt.Sprintf(" (%d bursts; and two readers drawing at one instant in lockstep started %s)",
+		Bursts, map[int]string{0: "none", 1: "one"}[most]))
 }
 
 // lockstepBurst is OneFlight's scene of two readers who draw an early
