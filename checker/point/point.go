@@ -55,6 +55,22 @@ func Here() {
 	}
 }
 
+// Spawn is Here before a go statement. Under a ParkSpawners schedule it
+// also marks the calling goroutine, if the checker named it (a visitor),
+// which then parks at its next point, once it has started the goroutine.
+func Spawn() {
+	if s := current.Load(); s != nil {
+		s.here()
+		if s.unpark != nil {
+			raceDisable()
+			if id := GoroutineID(); s.named(id) {
+				s.spawners.Store(id, true)
+			}
+			raceEnable()
+		}
+	}
+}
+
 // A Schedule decides what a point does. Count's only counts the points
 // reached. PCT's runs the scene's goroutines one at a time, by priority,
 // as the randomised scheduler of Burckhardt et al. does ("A randomized
@@ -88,12 +104,19 @@ func Here() {
 // priority were higher: a schedule of the same kind, a little less
 // eager to preempt.
 type Schedule struct {
-	every   bool // hold goroutines (PCT)
-	order   int  // 0: priorities drawn; 1: first come highest; -1: first come lowest
-	queue   bool // let go the goroutine held longest, whatever its priority (Turns)
-	driver  int  // the goroutine that started the schedule, never held
-	changes []int
-	arrive  chan *waiter // a held goroutine says so here
+	every bool // hold goroutines (PCT)
+	// unpark, set by ParkSpawners, is closed by Unpark: a goroutine that
+	// started another (Spawn) waits on it at its next point. spawners
+	// holds those marked and not yet parked; parked counts those waiting.
+	unpark   chan struct{}
+	unparked sync.Once
+	spawners sync.Map // goroutine id -> true
+	parked   atomic.Int64
+	order    int  // 0: priorities drawn; 1: first come highest; -1: first come lowest
+	queue    bool // let go the goroutine held longest, whatever its priority (Turns)
+	driver   int  // the goroutine that started the schedule, never held
+	changes  []int
+	arrive   chan *waiter // a held goroutine says so here
 
 	// Shared with the held goroutines, atomics only (see here).
 	hits     atomic.Int64
@@ -140,7 +163,7 @@ type named struct{ g, key atomic.Int64 }
 // call the shop.
 func Rank(key int) {
 	s := current.Load()
-	if s == nil || !s.every {
+	if s == nil || !s.every && s.unpark == nil {
 		return
 	}
 	raceDisable()
@@ -149,6 +172,12 @@ func Rank(key int) {
 		s.names[i].g.Store(int64(GoroutineID()))
 		s.names[i].key.Store(int64(key))
 	}
+}
+
+// named reports whether goroutine g was named (Rank).
+func (s *Schedule) named(g int) bool {
+	_, ok := s.keyOf(g)
+	return ok
 }
 
 // keyOf returns the key goroutine g was named with.
@@ -277,6 +306,26 @@ func Turns() *Schedule {
 	return s
 }
 
+// ParkSpawners returns a schedule that holds nobody but a goroutine the
+// checker named (a visitor, Rank) that has just started another: at its
+// first point after the go statement it parks, whatever the rest of the
+// process does, until Unpark (or Stop). Goroutines of the shop's own that
+// start others are not held.
+// The goroutine it started runs meanwhile to its end, clock sleeps and
+// Redis round trips included, as it may when the runtime runs it first
+// and the spawner is preempted: a flag the spawner sets after its go
+// statement, and the goroutine clears when done, stays set.
+func ParkSpawners() *Schedule { return &Schedule{unpark: make(chan struct{})} }
+
+// Parked returns how many goroutines have parked under a ParkSpawners
+// schedule.
+func (s *Schedule) Parked() int { return int(s.parked.Load()) }
+
+// Unpark lets every parked goroutine go on, and parks none from then on.
+func (s *Schedule) Unpark() {
+	s.unparked.Do(func() { close(s.unpark) })
+}
+
 // Watch has fn told of every release made while other goroutines were
 // held, on the driver's goroutine, as it happens (a story logs them).
 func (s *Schedule) Watch(fn func(Hold)) {
@@ -312,6 +361,9 @@ func Stop() {
 func Running() *Schedule { return current.Load() }
 
 func (s *Schedule) stop() {
+	if s.unpark != nil {
+		s.Unpark()
+	}
 	if !s.every {
 		return
 	}
@@ -618,6 +670,12 @@ func (s *Schedule) here() {
 	raceDisable()
 	defer raceEnable()
 	s.hits.Add(1)
+	if s.unpark != nil {
+		if _, ok := s.spawners.LoadAndDelete(GoroutineID()); ok {
+			s.parked.Add(1)
+			<-s.unpark
+		}
+	}
 	if !s.every || s.loose.Load() {
 		return
 	}

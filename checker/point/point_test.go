@@ -209,3 +209,37 @@ func TestLockstepAfterGivesTheFirstAHeadStart(t *testing.T) {
 	require.EqualValues(t, 1, lostUpdate(t, point.Lockstep(true)))
 	require.EqualValues(t, 2, lostUpdate(t, point.LockstepAfter(false, 1)), "a head start of one step: read and write")
 }
+
+// A spawner parks at its first point after its go statement until
+// Unpark: the goroutine it started runs to its end first, every time.
+func TestParkSpawnersHoldsTheSpawnerUntilUnparked(t *testing.T) {
+	s := point.ParkSpawners()
+	point.Start(s)
+	defer point.Stop()
+	var x atomic.Int64
+	seen := make(chan int64, 1)
+	worker := make(chan struct{})
+	go func() {
+		point.Rank(1) // a visitor: the schedule parks only those the checker named
+		point.Spawn()
+		go func() {
+			point.Here()
+			x.Store(1)
+			close(worker)
+		}()
+		point.Here()
+		seen <- x.Load()
+	}()
+	<-worker
+	for s.Parked() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case v := <-seen:
+		t.Fatalf("the spawner went on while parked (saw %d)", v)
+	case <-time.After(20 * time.Millisecond):
+	}
+	s.Unpark()
+	require.EqualValues(t, 1, <-seen, "the spawner saw what the goroutine it started did")
+	require.Equal(t, 1, s.Parked())
+}

@@ -17,13 +17,19 @@ const (
 	Name   = "stampedepoint"
 )
 
-// call is what Rewrite puts before a statement.
-const call = Name + ".Here(); "
+// call is what Rewrite puts before a statement, and spawn before a go
+// statement.
+const (
+	call  = Name + ".Here(); "
+	spawn = Name + ".Spawn(); "
+)
 
 // Rewrite returns a copy of a Go source file with a call to Here before
 // every statement that can touch shared state or wait: assignments and
 // declarations, calls, sends and receives, go and defer, if, for, switch
-// and select (whose headers read state), and return. Each call goes on
+// and select (whose headers read state), and return; before a go
+// statement the call is to Spawn, a point that also marks its goroutine
+// as one that has just started another. Each call goes on
 // its statement's own line, just before it, so every line keeps its
 // number; only the columns of those lines move. The import goes at the
 // end of the package clause's line, and a use of it that keeps an
@@ -41,7 +47,8 @@ func Rewrite(name string, src []byte) ([]byte, error) {
 		return nil, err
 	}
 	tf := fset.File(f.Pos())
-	var at []int // byte offsets that get a call
+	var at []int           // byte offsets that get a call
+	goes := map[int]bool{} // those of go statements
 	ast.Inspect(f, func(n ast.Node) bool {
 		var list []ast.Stmt
 		switch n := n.(type) {
@@ -58,13 +65,16 @@ func Rewrite(name string, src []byte) ([]byte, error) {
 			if wants(s) {
 				at = append(at, tf.Offset(s.Pos()))
 			}
+			if _, ok := s.(*ast.GoStmt); ok {
+				goes[tf.Offset(s.Pos())] = true
+			}
 		}
 		return true
 	})
 	slices.Sort(at)
 
 	var out bytes.Buffer
-	out.Grow(len(src) + len(at)*len(call) + 128)
+	out.Grow(len(src) + len(at)*len(spawn) + 128)
 	pkgEnd := tf.Offset(f.Name.End())
 	last := 0
 	for _, off := range at {
@@ -77,7 +87,11 @@ func Rewrite(name string, src []byte) ([]byte, error) {
 	last = pkgEnd
 	for _, off := range at {
 		out.Write(src[last:off])
-		out.WriteString(call)
+		if goes[off] {
+			out.WriteString(spawn)
+		} else {
+			out.WriteString(call)
+		}
 		last = off
 	}
 	out.Write(src[last:])

@@ -77,6 +77,7 @@ end:
 func withoutPoints(out string) string {
 	out = strings.Replace(out, "; import "+point.Name+` "`+point.Import+`"`, "", 1)
 	out = strings.TrimSuffix(out, "\nvar _ = "+point.Name+".Here\n")
+	out = strings.ReplaceAll(out, point.Name+".Spawn(); ", "")
 	return strings.ReplaceAll(out, point.Name+".Here(); ", "")
 }
 
@@ -88,7 +89,7 @@ func TestRewriteKeepsEveryLineWhereItWas(t *testing.T) {
 	src := strings.Split(constructs, "\n")
 	require.Len(t, lines, len(src)+2, "only the use of the import after the last line is new")
 	for i, line := range src {
-		require.Equal(t, line, strings.ReplaceAll(lines[i], point.Name+".Here(); ", "")[:len(line)], "line %d", i+1)
+		require.Equal(t, line, withoutPoints(lines[i])[:len(line)], "line %d", i+1)
 	}
 }
 
@@ -105,7 +106,7 @@ func TestRewriteTypeChecks(t *testing.T) {
 	// Where the points go, and where they do not.
 	for _, want := range []string{
 		"\t" + point.Name + ".Here(); defer func() { " + point.Name + ".Here(); n++ }()",
-		"\t" + point.Name + ".Here(); go func() { " + point.Name + ".Here(); ch <- 1 }()",
+		"\t" + point.Name + ".Spawn(); go func() { " + point.Name + ".Here(); ch <- 1 }()", // a go statement's point marks its spawner
 		"\t" + point.Name + ".Here(); if v := len(xs); v > 0 {",
 		"\t\tfallthrough",   // a jump touches nothing
 		"\tcase v := <-ch:", // a select's case is not a statement of its own
@@ -155,8 +156,8 @@ func TestRewriteEveryAnswerInTheLab(t *testing.T) {
 	}
 }
 
-// fakePoint imports this package as the type checker needs it: Here, a
-// function of no arguments.
+// fakePoint imports this package as the type checker needs it: Here and
+// Spawn, functions of no arguments.
 type fakePoint struct{}
 
 func (fakePoint) Import(path string) (*types.Package, error) {
@@ -166,6 +167,7 @@ func (fakePoint) Import(path string) (*types.Package, error) {
 	pkg := types.NewPackage(path, "point")
 	sig := types.NewSignatureType(nil, nil, nil, nil, nil, false)
 	pkg.Scope().Insert(types.NewFunc(token.NoPos, pkg, "Here", sig))
+	pkg.Scope().Insert(types.NewFunc(token.NoPos, pkg, "Spawn", sig))
 	pkg.MarkComplete()
 	return pkg, nil
 }
