@@ -11,6 +11,7 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
+	"stampede/checker/point"
 	"stampede/shop/catalog"
 )
 
@@ -86,6 +87,15 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	reads := sc.Reads() - back
 	figure := fmt.Sprintf("%s after the source came back", count(reads, "read"))
+	if reads > 0 {
+		v := retryAfterEarlyLanding(h, newShop)
+		if !v.Pass {
+			return v
+		}
+		if v.Figure != "" {
+			figure += "; " + v.Figure
+		}
+	}
 	if reads == 0 {
 		return check.Failed(figure, fmt.Sprintf("the list was filled at %s and the source went down. At %s shop-1's reader "+
 			"found it stale and set a rebuild going, which failed (%s). The source was back, and at %s shop-1's next "+
@@ -95,6 +105,77 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 			count(failed, "failed read"), sc.at(later)))
 	}
 	return check.Passed(figure)
+}
+
+// retryAfterEarlyLanding is RetryAfterFailure's second scene: a stale
+// reader of shop-1 starts a rebuild on a goroutine of its own, and is
+// parked at its next statement (point.ParkSpawners) while that rebuild
+// runs to its end, as the runtime may run a new goroutine before the one
+// that started it; then the reader goes on. At the refreshed list's next
+// logical expiry, shop-1's next stale reader must see a rebuild start. It
+// catches a "rebuilding" mark the reader sets after it has started the
+// rebuild, which the rebuild's own clearing then precedes: it stays set,
+// and the instance never rebuilds the shelf again (c09-flag-after-go). A
+// reader that starts no goroutine, or whose rebuild does not read the
+// source while it is parked, plays no scene (its figure is empty).
+func retryAfterEarlyLanding(h *harness.H, newShop NewShop) check.Verdict {
+	sc, fail := filledScene(h, newShop, 1)
+	if sc == nil {
+		return fail
+	}
+	defer sc.Close()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	base := sc.Reads()
+	park := point.ParkSpawners()
+	landed := false
+	v := h.Under(park, func() check.Verdict {
+		first := sc.visit(0, 1)
+		// The rebuild reads the source and lands while its reader is
+		// parked; a shop whose reader waits for something else first is
+		// let go, and plays no scene.
+		err := sc.Drive(func() bool { return sc.Reads() > base }, case06.Patience)
+		if err == nil {
+			err = sc.settled()
+		}
+		landed = err == nil && park.Parked() > 0 && sc.Reads() > base
+		park.Unpark()
+		if err := sc.Drive(first.Done, case06.Patience); err != nil {
+			return case06.WaitVerdict(err, "the reader of the stale list, let go after its rebuild landed, was")
+		}
+		if err := sc.settled(); err != nil {
+			return case06.StuckVerdict(err)
+		}
+		return check.Passed("")
+	})
+	if !v.Pass || !landed {
+		return v
+	}
+	again := stale + stale // the refreshed list's next moment past its logical expiry
+	if err := sc.until(again); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	back := sc.Reads()
+	next := sc.visit(0, 1)
+	if err := sc.Drive(next.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "the reader of the refreshed list, stale again, was")
+	}
+	if err := sc.settled(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if _, bad := lists(next.Outcomes()); bad != "" {
+		return check.Failed("", fmt.Sprintf("at %s, with the list stale again, shop-1's reader: %s", sc.at(again), bad))
+	}
+	if sc.Reads() == back {
+		return check.Failed("no rebuild after an early landing", fmt.Sprintf("at %s shop-1's reader found the list stale and "+
+			"started its rebuild on a goroutine of its own; that goroutine ran to its end, the list stored and the lock let "+
+			"go, before the reader's next statement (the runtime may run a new goroutine first). At %s the list was stale "+
+			"again, and shop-1's reader started no rebuild: nothing will on that instance until Redis drops the list. "+
+			"Whatever marks a rebuild as running must be set before the goroutine starts (or by it), never after the go "+
+			"statement, where the rebuild's own clearing can come first", sc.at(stale), sc.at(again)))
+	}
+	return check.Passed("a rebuild that landed before its reader's next statement, and another at the next expiry")
 }
 
 // ShelvesApart checks that two shelves stale on one instance are rebuilt
