@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"stampede/checker/check"
@@ -172,7 +171,7 @@ func staleSet(h *harness.H, newShop NewShop, k int) (check.Verdict, bool) {
 		return stuckVerdict(err), false
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; ")), false
+		return s.neverRead(), false
 	}
 	// Shop-1 is slow, not dead: its lease must not age while it is held.
 	if err := s.KeepAlive(); err != nil {
@@ -234,7 +233,7 @@ func SlowLeader(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return s.neverRead()
 	}
 	old := s.Truth()
 	if err := s.Elapse(maxLease + 10*time.Millisecond); err != nil {
@@ -302,7 +301,7 @@ func LeaseCoalesces(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return s.neverRead()
 	}
 	if err := s.KeepAlive(); err != nil { // the filler is slow, not dead
 		return fleet.Unreachable(err)
@@ -404,7 +403,7 @@ func ComeBack(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.RowReads() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return s.neverRead()
 	}
 	if err := s.KeepAlive(); err != nil {
 		return fleet.Unreachable(err)

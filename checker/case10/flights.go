@@ -193,7 +193,7 @@ func (s *scene) holdFiller(n int) (*harness.Crowd[int], check.Verdict) {
 		return nil, stuckVerdict(err)
 	}
 	if s.reads.Calls() < n {
-		return nil, check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return nil, s.neverRead()
 	}
 	if err := s.KeepAlive(); err != nil { // the filler is slow, not dead
 		return nil, fleet.Unreachable(err)
@@ -342,7 +342,7 @@ func fillerLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() < 1 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return s.neverRead()
 	}
 	others := s.Reads(0, 3)
 	if err := s.Settle(); err != nil {
@@ -384,7 +384,7 @@ func rejoinAfterLeave(h *harness.H, newShop NewShop) (string, check.Verdict) {
 		return "", stuckVerdict(err)
 	}
 	if s.reads.Calls() < 1 {
-		return "", check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return "", s.neverRead()
 	}
 	hold := s.taps[0].Hold(func(fleet.Command) bool { return true })
 	defer hold.Release()

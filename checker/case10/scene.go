@@ -283,3 +283,24 @@ var (
 )
 
 func waitVerdict(err error, who string) check.Verdict { return fleet.WaitVerdict(err, who, patience) }
+
+// fillerReading has shop-1's visitor miss and read the row (held at the
+// reads' gate, if it holds the first call) on a context leave cancels, as
+// a visitor who hangs up: v fails when the scene did not settle or the
+// visitor never read the row.
+func (s *scene) fillerReading() (r *harness.Crowd[int], leave context.CancelFunc, v check.Verdict) {
+	r, leave = s.ReadLeaving(0)
+	if err := s.Settle(); err != nil {
+		return r, leave, stuckVerdict(err)
+	}
+	if s.reads.Calls() == 0 {
+		return r, leave, s.neverRead()
+	}
+	return r, leave, check.Passed("")
+}
+
+// neverRead is the verdict on a shop whose first visitor, with Redis
+// empty, never read the row: there was no fill for the scene to play.
+func (s *scene) neverRead() check.Verdict {
+	return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+}

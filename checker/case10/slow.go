@@ -154,7 +154,7 @@ func slowSceneLeased(h *harness.H, newShop NewShop, d time.Duration) (*scene, *h
 	}
 	if s.reads.Calls() == 0 {
 		s.Close()
-		return nil, nil, false, check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return nil, nil, false, s.neverRead()
 	}
 	keys, err := s.World.Keys(h.Context())
 	if err != nil {
@@ -466,7 +466,7 @@ func HungRead(h *harness.H, newShop NewShop) check.Verdict {
 		return stuckVerdict(err)
 	}
 	if s.reads.Calls() == 0 {
-		return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; "))
+		return s.neverRead()
 	}
 	if err := s.Elapse(hungWithin); err != nil {
 		return stuckVerdict(err)

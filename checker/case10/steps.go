@@ -67,7 +67,7 @@ func invalidateStep(h *harness.H, newShop NewShop, inside bool, k int) (check.Ve
 			return stuckVerdict(err), false
 		}
 		if s.reads.Calls() == 0 {
-			return check.Failed("", "shop-1's visitor, with Redis empty, never read the row: "+strings.Join(s.Places(), "; ")), false
+			return s.neverRead(), false
 		}
 		w = s.Write(1, newPrice)
 		if err := s.Drive(func() bool { return s.commits.Calls() > 0 || w.Done() }, patience); err != nil {
