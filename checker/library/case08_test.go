@@ -136,7 +136,12 @@ var _ = register(8,
 	// rebuild's "canceled", not a *TryAgain (budget), and so does whoever
 	// joined late (late-reader), and the explorer's readers who stay
 	// when another leaves (6 of 6 runs, before and after the one loop).
-	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "budget", "late-reader", "explore", "come-back"}},
+	entry{dir: "wrong/hung-reader-budget", fails: []string{"starter-leaves", "late-reader", "explore", "come-back"}, maybe: map[string]string{
+		// Failed 12 of 12 runs with the other core busy; passed once in a
+		// fresh-clone CI's make test (80 readers told to try again).
+		"budget": "a waiter's own budget and its first reader's, which ends the flight, run out at one instant: " +
+			"whether a waiter sees the flight's \"canceled\" before its own budget is the scheduler's",
+	}},
 	entry{dir: "wrong/store-error-drops-page", fails: []string{"store-refused"}},
 	entry{dir: "wrong/store-error-with-page", fails: []string{"store-refused"}},
 	// Right answers written otherwise than the reference.
