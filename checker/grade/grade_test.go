@@ -2,6 +2,7 @@ package grade
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -547,4 +548,37 @@ func TestSharedWorkerLaysEachTargetsSource(t *testing.T) {
 		assert.Equal(t, check.Fail, r.Status, "check %s", r.ID)
 		assert.Contains(t, r.Message, "at checker/grade/testdata/case01/nowhere/shop.go:15", "check %s", r.ID)
 	}
+}
+
+// TestAChildGetsOneProcessorAndNoStaleKey: a check's child runs on one
+// processor whatever the grader's own GOMAXPROCS, and sees the verdict key
+// it is handed, never one left in the grader's environment.
+func TestAChildGetsOneProcessorAndNoStaleKey(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "8")
+	t.Setenv(verdictKey, "stale")
+	t.Setenv("GORACE", "halt_on_error=1")
+	env := childEnv(verdictKey+"=fresh", fmt.Sprintf("GOMAXPROCS=%d", checkProcs))
+	count := func(prefix string) (n int, last string) {
+		for _, kv := range env {
+			if strings.HasPrefix(kv, prefix) {
+				n, last = n+1, kv
+			}
+		}
+		return n, last
+	}
+	for name, want := range map[string]string{
+		"GOMAXPROCS=":    "GOMAXPROCS=1",
+		verdictKey + "=": verdictKey + "=fresh",
+		"GORACE=":        fmt.Sprintf("GORACE=exitcode=%d atexit_sleep_ms=0 history_size=3", raceExit),
+	} {
+		n, last := count(name)
+		assert.Equal(t, 1, n, "%s is set once", name)
+		assert.Equal(t, want, last)
+	}
+	// A story is the student's program as it runs: the machine's processors.
+	story := childEnv()
+	for _, kv := range story {
+		assert.NotEqual(t, verdictKey+"=stale", kv, "a story never sees a verdict key")
+	}
+	assert.Contains(t, story, "GOMAXPROCS=8", "a story runs with the grader's own setting")
 }

@@ -41,7 +41,6 @@ const SameLockRounds = 200
 // first was held. A right answer makes one in every round.
 func SameLock(h *harness.H, newShop New) check.Verdict {
 	shelves := catalog.Shelves()
-	n := max(2, runtime.GOMAXPROCS(0))
 	for _, reverse := range []bool{false, true} {
 		round := 0
 		if reverse {
@@ -54,6 +53,10 @@ func SameLock(h *harness.H, newShop New) check.Verdict {
 			return v
 		}
 	}
+	// The grader gives a check one processor (grade's checkProcs); these
+	// rounds want every processor the machine has, and at least two.
+	n := max(2, runtime.NumCPU())
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n))
 	for round := range SameLockRounds {
 		shelf := shelves[round%len(shelves)]
 		if v := sameLockRound(h, newShop, shelf, n, false, fmt.Sprintf("round %d of %d", round+1, SameLockRounds)); !v.Pass {
