@@ -13,7 +13,6 @@ import (
 	"stampede/checker/check"
 	"stampede/checker/fleet"
 	"stampede/checker/harness"
-	"stampede/checker/point"
 	"stampede/shop/clock"
 	"stampede/shop/events"
 )
@@ -145,20 +144,20 @@ func (s *scene) rest() error {
 	deadline, last := now.Add(s.h.Bound()), now.Add(12*s.h.Bound())
 	_, seen := s.tap.InFlight()
 	// A snapshot stops the world to take every goroutine's stack: take one
-	// only when the scheduler's counts let the process be at rest.
+	// only when the scheduler's counts let the process be at rest. Under a
+	// schedule the counts let the held goroutines go, one per look (a
+	// snapshot at each of a lockstep's 400 turns was most of at-most).
 	var look harness.Lookout
 	for {
 		if sent, _ := s.tap.InFlight(); sent == 0 && look.Due() {
-			rest := s.h.Parked()
-			look.Looked(rest)
-			switch {
-			case rest && point.Release():
+			switch s.h.Look(&look) {
+			case harness.LetGo:
 				// At rest but for a goroutine a schedule point held (a
 				// check played one at a time): it goes on now, and the
 				// process must come to rest again.
 				look = harness.Lookout{}
 				continue
-			case rest:
+			case harness.AtRest:
 				return nil
 			}
 		}

@@ -51,8 +51,6 @@ func (h *H) Quiet(ready func() bool) error {
 	// other for ever, each held in turn, still meet the last bound.
 	last := time.Now().Add(RestBounds * h.bound)
 	released := func() { bound = newHang(min(h.bound, time.Until(last))) }
-	buf := snapshots.Get().(*[]byte)
-	defer snapshots.Put(buf)
 	// When the counts decide rest, a snapshot is only a fallback for a
 	// process the counts never call idle: taken every millisecond while
 	// a released goroutine worked on, they were most of a play.
@@ -65,44 +63,15 @@ func (h *H) Quiet(ready func() bool) error {
 	look := fresh()
 	for try := 0; ; try++ {
 		if ready() && look.Due() {
-			counted := h.turnsIdle()
-			rest := counted || allParked(buf)
-			look.Looked(rest)
-			switch {
-			case !rest:
-			case point.Release():
-				// At rest but for a goroutine a schedule point held: it
-				// goes on now, and the process must come to rest again,
-				// looked for as at the start of a wait.
-				look, try = fresh(), -1
-				released()
-			case !counted:
+			switch h.Look(&look) {
+			case AtRest:
 				return nil
-			case allParked(buf):
-				// The caller is about to count or move a clock, and the
-				// counts call a goroutine that waits inside the runtime
-				// (a GC assist) idle: a snapshot must agree. With the
-				// counts alone, case 10's explorer once called a right
-				// answer deadlocked (scene 333, in a process of 100
-				// scenes; never when replayed alone).
-				//
-				// And the counts are approximate: they may have called
-				// the process idle while a goroutine was on its way to a
-				// schedule point, which it reached after the release
-				// above found none held. Held now, it is parked in this
-				// snapshot like the rest, and Quiet would report rest
-				// with it held: a scene that never moves again, called a
-				// deadlock (case 9's proof, right/refresheradd, scene 56
-				// of the batch from seed 101; never alone). Once every
-				// goroutine is parked, a goroutine at a point has told
-				// the schedule so, and this look sees it.
-				if !point.Release() {
-					return nil
-				}
+			case LetGo:
+				// A goroutine a schedule point held goes on now, and the
+				// process must come to rest again, looked for as at the
+				// start of a wait.
 				look, try = fresh(), -1
 				released()
-			default:
-				look.Looked(false)
 			}
 		}
 		if err := h.ctx.Err(); err != nil {
@@ -117,6 +86,65 @@ func (h *H) Quiet(ready func() bool) error {
 			return h.stuck(h.others(), Running, fmt.Sprintf("still running after %v", h.bound))
 		}
 		pause(try)
+	}
+}
+
+// Seen is what one look at the process found (H.Look).
+type Seen int
+
+const (
+	// Working: some goroutine but the caller's is still at work.
+	Working Seen = iota
+	// AtRest: every goroutine but the caller's is parked, and none is
+	// held at a schedule point.
+	AtRest
+	// LetGo: at rest but for a goroutine a schedule point held, which the
+	// look has let go on; the process must come to rest again.
+	LetGo
+)
+
+// Look takes one look at the process for a driver waiting for rest, and
+// records it in look: Quiet's step, for a driver with a loop of its own
+// (case 8's scene, which waits for Redis's answers too). Under a schedule
+// (H.Under) or CountsDecideRest, the scheduler's counts decide when the
+// next held goroutine goes on, and a snapshot of every goroutine must
+// agree before AtRest; otherwise a snapshot decides.
+func (h *H) Look(look *Lookout) Seen {
+	buf := snapshots.Get().(*[]byte)
+	defer snapshots.Put(buf)
+	counted := h.turnsIdle()
+	rest := counted || allParked(buf)
+	look.Looked(rest)
+	switch {
+	case !rest:
+		return Working
+	case point.Release():
+		return LetGo
+	case !counted:
+		return AtRest
+	case allParked(buf):
+		// The caller is about to count or move a clock, and the counts
+		// call a goroutine that waits inside the runtime (a GC assist)
+		// idle: a snapshot must agree. With the counts alone, case 10's
+		// explorer once called a right answer deadlocked (scene 333, in a
+		// process of 100 scenes; never when replayed alone).
+		//
+		// And the counts are approximate: they may have called the
+		// process idle while a goroutine was on its way to a schedule
+		// point, which it reached after the release above found none
+		// held. Held now, it is parked in this snapshot like the rest,
+		// and Quiet would report rest with it held: a scene that never
+		// moves again, called a deadlock (case 9's proof,
+		// right/refresheradd, scene 56 of the batch from seed 101; never
+		// alone). Once every goroutine is parked, a goroutine at a point
+		// has told the schedule so, and this look sees it.
+		if !point.Release() {
+			return AtRest
+		}
+		return LetGo
+	default:
+		look.Looked(false)
+		return Working
 	}
 }
 
