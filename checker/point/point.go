@@ -117,6 +117,7 @@ type Schedule struct {
 	driver   int  // the goroutine that started the schedule, never held
 	changes  []int
 	arrive   chan *waiter // a held goroutine says so here
+	stopped  atomic.Bool  // out of force: a goroutine arriving now is not held
 
 	// Shared with the held goroutines, atomics only (see here).
 	hits     atomic.Int64
@@ -367,6 +368,7 @@ func (s *Schedule) stop() {
 	if !s.every {
 		return
 	}
+	s.stopped.Store(true)
 	close(s.done)
 	s.letAll()
 }
@@ -709,6 +711,13 @@ func (s *Schedule) here() {
 	w.pc.Store(pc[0])
 	s.held.Add(1)
 	s.arrive <- w
+	if s.stopped.Load() {
+		// The schedule stopped as this goroutine arrived: Stop may have
+		// let every held goroutine go before this one said so, and
+		// nobody would let it go. (Seen false, stop's letAll comes after
+		// the arrival and lets it go.)
+		return
+	}
 	<-release
 }
 

@@ -243,3 +243,26 @@ func TestParkSpawnersHoldsTheSpawnerUntilUnparked(t *testing.T) {
 	require.EqualValues(t, 1, <-seen, "the spawner saw what the goroutine it started did")
 	require.Equal(t, 1, s.Parked())
 }
+
+// TestAGoroutineArrivingAsTheScheduleStopsGoesOn: a goroutine that
+// reached a point while the schedule was being stopped, and told it so
+// only after Stop had let every held goroutine go, goes on too: held, it
+// would wait for a release nobody gives (make test hung once in this
+// package's TestAHeldGoroutineIsNamedAtAPoint, the goroutine in here).
+func TestAGoroutineArrivingAsTheScheduleStopsGoesOn(t *testing.T) {
+	for i := range 2000 {
+		point.Start(point.PCT(uint64(i)))
+		done := make(chan struct{})
+		go func() {
+			point.Here()
+			close(done)
+		}()
+		runtime.Gosched()
+		point.Stop()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("play %d: a goroutine that reached a point as the schedule stopped is still held", i)
+		}
+	}
+}
