@@ -341,6 +341,7 @@ func (s *Schedule) Watch(fn func(Hold)) {
 // too).
 func Start(s *Schedule) {
 	s.driver = GoroutineID()
+	s.stopped.Store(false)
 	if s.every {
 		s.done = make(chan struct{})
 		go s.safetyNet()
