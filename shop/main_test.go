@@ -273,6 +273,47 @@ func TestWatchRechecksOnSaveAndMovesOn(t *testing.T) {
 	assert.Contains(t, out.String(), "Every case is solved.")
 }
 
+// TestWatchStopsAStaleGradeWhenAFileIsSaved: a save while a grade runs
+// stops that grade (its verdicts are of the files before the save) and
+// checks the files as they are at once.
+func TestWatchStopsAStaleGradeWhenAFileIsSaved(t *testing.T) {
+	started := make(chan struct{})
+	grades, stopped, saves := 0, 0, 0
+	var out bytes.Buffer
+	w := watcher{
+		out:   &out,
+		cases: []check.Case{{Number: 1, Title: "one"}},
+		grade: func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error) {
+			grades++
+			if grades == 1 {
+				close(started)
+				<-ctx.Done() // a long grade, of the files before the save
+				stopped++
+				return grade.Report{}, ctx.Err()
+			}
+			rep := grade.Report{Target: grade.Target{Case: c}, Results: []check.Result{{ID: "x", Name: "x", Status: check.Pass}}}
+			printReport(out, rep, false)
+			return rep, nil
+		},
+		snapshot: func(check.Case) (string, error) { return "v", nil },
+		sleep:    func(context.Context, time.Duration) error { return nil },
+	}
+	w.saved = func(ctx context.Context, _ check.Case, _ string) error {
+		saves++
+		if saves == 1 {
+			<-started // a save while the first grade runs
+			return nil
+		}
+		<-ctx.Done() // none while the second does
+		return ctx.Err()
+	}
+	require.NoError(t, w.run(context.Background(), 0))
+	assert.Equal(t, 2, grades, "graded once before the save and once after")
+	assert.Equal(t, 1, stopped, "the grade of the files before the save was stopped")
+	assert.Contains(t, out.String(), "cases/case01 changed: checking again.")
+	assert.Contains(t, out.String(), "Case 1 solved.")
+}
+
 func TestWatchStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := watcher{

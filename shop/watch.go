@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -19,8 +20,10 @@ import (
 )
 
 // pollEvery is how often watch looks for a saved file. Looking costs a walk
-// of cases/, a few dozen files; between looks the command sleeps.
-const pollEvery = 400 * time.Millisecond
+// of the case's folder, a few files (microseconds); between looks the
+// command sleeps. A save is seen within a tenth of a second, a small part
+// of the student's wait for the first verdict.
+const pollEvery = 100 * time.Millisecond
 
 func watchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
@@ -78,6 +81,7 @@ func watchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		snapshot: func(c check.Case) (string, error) { return snapshot(filepath.Join(root, "cases", c.Dir())) },
 		sleep:    sleepCtx,
 	}
+	w.saved = w.waitForChange
 	return w.run(ctx, start)
 }
 
@@ -120,6 +124,11 @@ type watcher struct {
 	// no other case), so it is not checked again for one.
 	snapshot func(c check.Case) (string, error)
 	sleep    func(context.Context, time.Duration) error
+	// saved, when set, watches for a save while a grade runs: it returns
+	// nil once c's folder differs from before (waitForChange), and the
+	// grade of the files as they were is stopped. Nil: a save during a
+	// grade is seen once it ends.
+	saved func(ctx context.Context, c check.Case, before string) error
 }
 
 // run watches from cases[i] on, until every case is solved or ctx ends.
@@ -136,9 +145,15 @@ func (w watcher) run(ctx context.Context, i int) error {
 			fmt.Fprintln(w.out, strings.Repeat("-", 72))
 		}
 		fmt.Fprintf(w.out, "Watching cases/%s (Ctrl-C to stop). Case %d: %s\n\n", c.Dir(), c.Number, c.Title)
-		rep, err := w.grade(ctx, w.out, c)
+		rep, stale, err := w.gradeUntilSaved(ctx, c, before)
 		if err != nil {
 			return err
+		}
+		if stale {
+			// Its verdicts were of the files before the save: check the
+			// files as they are now at once.
+			dim.Fprintf(w.out, "\ncases/%s changed: checking again.\n", c.Dir())
+			continue
 		}
 		if statusOfReport(rep) == CasePass && !w.stay {
 			green.Fprintf(w.out, "\nCase %d solved.", c.Number)
@@ -156,6 +171,37 @@ func (w watcher) run(ctx context.Context, i int) error {
 	}
 	green.Fprintln(w.out, "Every case is solved.")
 	return nil
+}
+
+// gradeUntilSaved grades c, and stops the grade when a file of c's folder
+// is saved meanwhile (w.saved): stale then reports that the grade was of
+// files that are gone, and its report is to be dropped.
+func (w watcher) gradeUntilSaved(ctx context.Context, c check.Case, before string) (rep grade.Report, stale bool, err error) {
+	if w.saved == nil {
+		rep, err = w.grade(ctx, w.out, c)
+		return rep, false, err
+	}
+	gctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var changed atomic.Bool
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if w.saved(gctx, c, before) == nil {
+			changed.Store(true)
+			stop()
+		}
+	}()
+	rep, err = w.grade(gctx, w.out, c)
+	stop()
+	<-watched
+	if ctx.Err() != nil {
+		return rep, false, ctx.Err()
+	}
+	if changed.Load() {
+		return rep, true, nil
+	}
+	return rep, false, err
 }
 
 // waitForChange sleeps between looks until the snapshot of c's folder
