@@ -88,12 +88,18 @@ func (d Driver) Drive(done func() bool, limit time.Duration) error {
 // Elapse lets span pass on the scene's clock, waking each sleeper in turn
 // and letting the scene come to rest after each, as Drive does, whether
 // or not anyone sleeps. A query held at a gate stays held: this is the
-// time a slow rebuild takes while the others wait.
+// time a slow rebuild takes while the others wait. It returns with the
+// scene at rest.
 func (d Driver) Elapse(span time.Duration) error {
 	if err := d.Rest(); err != nil {
 		return err
 	}
-	if err := d.Until(d.Now().Add(span)); err != nil {
+	woke, err := d.until(d.Now().Add(span))
+	if err != nil || !woke {
+		// The last move woke nobody: no wake-up was due by its end, and
+		// a scene at rest moves only when something wakes it, so it is
+		// at rest still. (A look for rest after it was a third of case
+		// 9's looks, and each is a snapshot of every goroutine.)
 		return err
 	}
 	return d.Rest()
@@ -106,6 +112,14 @@ func (d Driver) Elapse(span time.Duration) error {
 // calls it before each read, and a look for rest where nothing has moved
 // would be most of its work.
 func (d Driver) Until(end time.Time) error {
+	_, err := d.until(end)
+	return err
+}
+
+// until is Until, and reports whether its last move may have woken
+// anyone: false when it let the process come to rest after its last
+// wake-up and then moved the clock to end with nobody due by then.
+func (d Driver) until(end time.Time) (woke bool, err error) {
 	earliest := d.Earliest
 	if earliest == nil {
 		earliest = d.Next
@@ -117,16 +131,16 @@ func (d Driver) Until(end time.Time) error {
 		}
 		next, _ := d.Next()
 		if err := d.MoveTo(next); err != nil {
-			return err
+			return true, err
 		}
 		if err := d.Rest(); err != nil {
-			return err
+			return true, err
 		}
 	}
 	if end.After(d.Now()) {
-		return d.MoveTo(end)
+		return false, d.MoveTo(end)
 	}
-	return nil
+	return false, nil
 }
 
 func (d Driver) deadlocked() error {

@@ -90,3 +90,21 @@ func TestUntilStopsAtEachWakeUpOnTheWayAndElapseRestsAtTheEnd(t *testing.T) {
 	require.NoError(t, d.Elapse(3*time.Second))
 	assert.Equal(t, []time.Duration{time.Second, 5 * time.Second}, woke(), "Elapse lets the one due at its end come to rest")
 }
+
+func TestElapseLooksForRestAfterItsLastMoveOnlyWhenItMayHaveWokenSomeone(t *testing.T) {
+	h := New(context.Background(), "stampede/nowhere", DefaultBound)
+	clk := clock.NewFake(t0)
+	woke, _ := sleepers(clk, 5*time.Second)
+	d := fakeDriver(h, clk)
+	rests := 0
+	rest := d.Rest
+	d.Rest = func() error { rests++; return rest() }
+	require.NoError(t, d.Elapse(2*time.Second))
+	assert.Equal(t, 1, rests, "nobody was due by its end: the scene it found at rest is at rest still")
+	assert.Empty(t, woke())
+	rests = 0
+	require.NoError(t, d.Elapse(4*time.Second))
+	assert.Equal(t, 2, rests, "once before it moved, once after the sleeper due on the way woke, none after the last move")
+	assert.Equal(t, []time.Duration{5 * time.Second}, woke())
+	assert.Equal(t, 6*time.Second, clk.Now().Sub(t0))
+}
