@@ -236,12 +236,12 @@ func crossingInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (v ch
 	if v := s.Warm(0); !v.Pass { // Redis holds the old price, shop-2 no copy
 		return v, false
 	}
-	s.answers[1].arm()
+	answer := s.holdAnswer(1)
 	r := s.Read(1)
-	if err := s.Drive(func() bool { return s.answers[1].reached.Load() || r.Done() }, patience); err != nil {
+	if err := s.Drive(func() bool { return answer.Reached() || r.Done() }, patience); err != nil {
 		return waitVerdict(err, "shop-2's visitor was"), false
 	}
-	if !s.answers[1].reached.Load() {
+	if !answer.Reached() {
 		return check.Passed(""), false
 	}
 	msg := s.taps[1].HoldMessages()
@@ -254,7 +254,7 @@ func crossingInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (v ch
 	}
 	v = h.Under(point.LockstepAfter(reverse, lead), func() check.Verdict {
 		msg.Release()
-		s.answers[1].release()
+		answer.Release()
 		if err := s.Drive(r.Done, patience); err != nil {
 			return waitVerdict(err, "shop-2's visitor, its fetch landing as the write's message was handled, was")
 		}
@@ -289,17 +289,18 @@ func crossing(h *harness.H, newShop NewShop, fromRedis bool) (v check.Verdict, o
 	}
 	defer s.Close()
 	where := "the database read the row"
+	var answer *fleet.Hold
 	if fromRedis {
 		where = "Redis answered (it held the old price)"
 		if v := s.Warm(2); !v.Pass {
 			return v, false
 		}
-		s.answers[1].arm()
+		answer = s.holdAnswer(1)
 	}
 	r := s.Read(1)
 	held := func() bool {
 		if fromRedis {
-			return s.answers[1].reached.Load()
+			return answer.Reached()
 		}
 		return reads.Calls() > 0
 	}
@@ -312,7 +313,9 @@ func crossing(h *harness.H, newShop NewShop, fromRedis bool) (v check.Verdict, o
 	if v := s.WriteDone(0, newPrice); !v.Pass {
 		return v, false
 	}
-	s.answers[1].release()
+	if answer != nil {
+		answer.Release()
+	}
 	reads.OpenAll()
 	if err := s.Drive(r.Done, patience); err != nil {
 		return waitVerdict(err, "shop-2's visitor was"), false
@@ -539,18 +542,19 @@ func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, boo
 	}
 	defer s.Close()
 	var r *harness.Crowd[int]
+	var answer *fleet.Hold
 	what := "shop-2 held a copy of the old price"
 	if inFlight {
 		what = "shop-2's visitor's fetch had its answer from Redis (the old price) and was held"
 		if v := s.Warm(2); !v.Pass {
 			return v, false
 		}
-		s.answers[1].arm()
+		answer = s.holdAnswer(1)
 		r = s.Read(1)
-		if err := s.Drive(func() bool { return s.answers[1].reached.Load() || r.Done() }, patience); err != nil {
+		if err := s.Drive(func() bool { return answer.Reached() || r.Done() }, patience); err != nil {
 			return waitVerdict(err, "shop-2's visitor was"), false
 		}
-		if !s.answers[1].reached.Load() {
+		if !answer.Reached() {
 			return check.Passed(""), false
 		}
 	} else if v := s.Warm(0, 1, 2); !v.Pass {
@@ -567,7 +571,7 @@ func reconnect(h *harness.H, newShop NewShop, inFlight bool) (check.Verdict, boo
 		if err := s.Settle(); err != nil {
 			return stuckVerdict(err), false
 		}
-		s.answers[1].release()
+		answer.Release()
 		if err := s.Drive(func() bool { return r.Done() && late.Done() }, patience); err != nil {
 			return waitVerdict(err, "shop-2's visitors were"), false
 		}

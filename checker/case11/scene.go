@@ -66,9 +66,9 @@ type scene struct {
 	channel string
 	shops   []Shop
 	taps    []*fleet.Tap
-	// answers, by instance: an armed hold on the next answered command
-	// that names a key (holdAnswer).
-	answers []*answerHold
+	// answers are the holds of answers armed (holdAnswer), let go on
+	// Close.
+	answers []*fleet.Hold
 	crowds  []*harness.Crowd[int]
 	// listens are the instances' Listen calls; listening ends them.
 	listens   []*harness.Crowd[int]
@@ -147,10 +147,7 @@ func (s *scene) addLate() (int, func()) {
 
 // addOn starts an instance on the client rdb behind tap t.
 func (s *scene) addOn(t *fleet.Tap, rdb *redis.Client) int {
-	a := &answerHold{}
-	t.Stage(a.stage)
 	s.taps = append(s.taps, t)
-	s.answers = append(s.answers, a)
 	shop := s.newShop(s.db, rdb, s.Clock, s.channel)
 	s.shops = append(s.shops, shop)
 	s.listens = append(s.listens, harness.Visit(s.H, 1, func(ctx context.Context, _ int) (int, error) {
@@ -167,9 +164,11 @@ func (s *scene) addOn(t *fleet.Tap, rdb *redis.Client) int {
 func (s *scene) Close() {
 	s.reads.OpenAll()
 	s.commits.OpenAll()
-	for i, t := range s.taps {
+	for _, t := range s.taps {
 		t.Disarm()
-		s.answers[i].release()
+	}
+	for _, a := range s.answers {
+		a.Release()
 	}
 	s.stop()
 	_ = s.Drive(func() bool { return fleet.AllDone(s.crowds) && fleet.AllDone(s.listens) }, patience)
@@ -370,56 +369,14 @@ func all(n int) []int {
 	return out
 }
 
-// answerHold holds an instance's next answered command that names a key,
-// on the shop's goroutine, after Redis has answered it: the reply is in
-// the shop's hands, and the shop has not yet acted on it.
-type answerHold struct {
-	armed   atomic.Pointer[harness.Gate]
-	reached atomic.Bool
-	gate    atomic.Pointer[harness.Gate]
-}
-
-// arm holds the next answered command that names a key.
-func (a *answerHold) arm() {
-	g := harness.NewGate()
-	a.reached.Store(false)
-	a.gate.Store(g)
-	a.armed.Store(g)
-}
-
-// release lets the held command's shop go on, and disarms a hold that
-// caught nothing.
-func (a *answerHold) release() {
-	a.armed.Store(nil)
-	if g := a.gate.Load(); g != nil {
-		g.Open()
-	}
-}
-
-// stage is the tap's Stage function.
-func (a *answerHold) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
-	if !answered || a.armed.Load() == nil || !namesKey(cmd) {
-		return
-	}
-	g := a.armed.Swap(nil)
-	if g == nil {
-		return
-	}
-	a.reached.Store(true)
-	_ = g.Wait(ctx)
-}
-
-// namesKey reports whether a command names a key of the shop's.
-func namesKey(cmd redis.Cmder) bool {
-	args := make([]string, len(cmd.Args()))
-	for i, a := range cmd.Args() {
-		args[i] = fleet.ArgString(a)
-	}
-	if len(args) == 0 {
-		return false
-	}
-	idx, _ := fleet.KeyIndexes(strings.ToLower(args[0]), args)
-	return len(idx) > 0
+// holdAnswer holds the answer to instance i's next command that names a
+// key, on the shop's goroutine, once Redis has answered it: the reply is in
+// the shop's hands, and the shop has not yet acted on it. The shop goes on
+// at Release, or when the command's context ends.
+func (s *scene) holdAnswer(i int) *fleet.Hold {
+	a := s.taps[i].HoldReplyUntilDone(fleet.Command.Keyed)
+	s.answers = append(s.answers, a)
+	return a
 }
 
 // The verdicts every Redis case's checks share (fleet/verdicts.go), with

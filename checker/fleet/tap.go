@@ -99,6 +99,10 @@ func (c Command) Reads() bool { return readers[c.Name] }
 // Scripted reports whether the command runs a script or a function.
 func (c Command) Scripted() bool { return scripted[c.Name] }
 
+// Keyed reports whether the command names a key: one on the shop's data,
+// not PING, SUBSCRIBE or PUBLISH.
+func (c Command) Keyed() bool { return len(c.Keys) > 0 }
+
 // Names reports whether the command names any of the keys.
 func (c Command) Names(keys []string) bool {
 	for _, k := range c.Keys {
@@ -389,8 +393,16 @@ func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
 // shop until Release. Let go, the shop goes on at once, with no round
 // trip left to wait for: a scene lines the shop's next step up with
 // another goroutine's (Release under a point.Lockstep schedule).
-func (t *Tap) HoldReply(match func(Command) bool) *Hold {
-	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{})}
+func (t *Tap) HoldReply(match func(Command) bool) *Hold { return t.armReply(match, false) }
+
+// HoldReplyUntilDone is HoldReply for a shop whose call may end first:
+// the held answer goes on to the shop as soon as the command's context
+// ends, as an answer that had arrived would.
+func (t *Tap) HoldReplyUntilDone(match func(Command) bool) *Hold { return t.armReply(match, true) }
+
+// armReply arms a hold of an answer; see HoldReply.
+func (t *Tap) armReply(match func(Command) bool, untilDone bool) *Hold {
+	h := &Hold{match: match, reached: make(chan struct{}), release: make(chan struct{}), untilDone: untilDone}
 	t.mu.Lock()
 	t.reply, t.last = h, h
 	t.mu.Unlock()
@@ -399,7 +411,7 @@ func (t *Tap) HoldReply(match func(Command) bool) *Hold {
 
 // holdReply holds the answer to the command at place at in the log, if
 // a HoldReply is armed for it.
-func (t *Tap) holdReply(at int) {
+func (t *Tap) holdReply(ctx context.Context, at int) {
 	t.mu.Lock()
 	h := t.reply
 	caught := h != nil && h.match(t.log[at])
@@ -410,7 +422,10 @@ func (t *Tap) holdReply(at int) {
 	t.mu.Unlock()
 	if caught {
 		close(h.reached)
-		<-h.release
+		select {
+		case <-h.release:
+		case <-h.done(ctx):
+		}
 	}
 }
 
@@ -461,7 +476,7 @@ func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		t.inFlight.Add(-1)
 		t.inScene(cmd)
 		t.done(at, cmd, err)
-		t.holdReply(at)
+		t.holdReply(ctx, at)
 		if err != nil {
 			// go-redis sets a command's error once the hooks return;
 			// the stage and the notes read it from the command.
