@@ -98,7 +98,7 @@ func (d Driver) Elapse(span time.Duration) error {
 	if err != nil || !woke {
 		// The last move woke nobody: no wake-up was due by its end, and
 		// a scene at rest moves only when something wakes it, so it is
-		// at rest still. (A look for rest after it was a third of case
+		// at rest still. (A look for rest after it was a fifth of case
 		// 9's looks, and each is a snapshot of every goroutine.)
 		return err
 	}
