@@ -107,4 +107,11 @@ func TestElapseLooksForRestAfterItsLastMoveOnlyWhenItMayHaveWokenSomeone(t *test
 	assert.Equal(t, 2, rests, "once before it moved, once after the sleeper due on the way woke, none after the last move")
 	assert.Equal(t, []time.Duration{5 * time.Second}, woke())
 	assert.Equal(t, 6*time.Second, clk.Now().Sub(t0))
+
+	// On a real Redis (Grace) a reply can be on its way unseen: it looks
+	// after the last move too.
+	d.Grace = 5
+	rests = 0
+	require.NoError(t, d.Elapse(time.Second))
+	assert.Equal(t, 2, rests, "before it moved, and after, where a reply may be on its way")
 }
