@@ -286,9 +286,11 @@ func TestWatchStopsAStaleGradeWhenAFileIsSaved(t *testing.T) {
 		grade: func(ctx context.Context, out io.Writer, c check.Case) (grade.Report, error) {
 			grades++
 			if grades == 1 {
+				fmt.Fprintln(out, "  PASS  decided before the save")
 				close(started)
 				<-ctx.Done() // a long grade, of the files before the save
 				stopped++
+				fmt.Fprintln(out, "  FAIL  interrupted") // as the grader reports checks it stopped
 				return grade.Report{}, ctx.Err()
 			}
 			rep := grade.Report{Target: grade.Target{Case: c}, Results: []check.Result{{ID: "x", Name: "x", Status: check.Pass}}}
@@ -311,6 +313,8 @@ func TestWatchStopsAStaleGradeWhenAFileIsSaved(t *testing.T) {
 	assert.Equal(t, 2, grades, "graded once before the save and once after")
 	assert.Equal(t, 1, stopped, "the grade of the files before the save was stopped")
 	assert.Contains(t, out.String(), "cases/case01 changed: checking again.")
+	assert.Contains(t, out.String(), "decided before the save", "a verdict printed before the save stays")
+	assert.NotContains(t, out.String(), "interrupted", "the stopped grade's last words are about files that are gone")
 	assert.Contains(t, out.String(), "Case 1 solved.")
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -183,16 +184,20 @@ func (w watcher) gradeUntilSaved(ctx context.Context, c check.Case, before strin
 	}
 	gctx, stop := context.WithCancel(ctx)
 	defer stop()
+	// Once the save is seen, the grade's last words are "interrupted"
+	// verdicts about files that are gone: out drops them.
+	out := &shutter{w: w.out}
 	var changed atomic.Bool
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		if w.saved(gctx, c, before) == nil {
 			changed.Store(true)
+			out.shut()
 			stop()
 		}
 	}()
-	rep, err = w.grade(gctx, w.out, c)
+	rep, err = w.grade(gctx, out, c)
 	stop()
 	<-watched
 	if ctx.Err() != nil {
@@ -202,6 +207,28 @@ func (w watcher) gradeUntilSaved(ctx context.Context, c check.Case, before strin
 		return rep, true, nil
 	}
 	return rep, false, err
+}
+
+// shutter passes writes on to w until it is shut, and drops them after.
+type shutter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (s *shutter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+func (s *shutter) shut() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 }
 
 // waitForChange sleeps between looks until the snapshot of c's folder
