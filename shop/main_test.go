@@ -318,6 +318,30 @@ func TestWatchStopsAStaleGradeWhenAFileIsSaved(t *testing.T) {
 	assert.Contains(t, out.String(), "Case 1 solved.")
 }
 
+// TestWatchStopsOnCtrlCDuringAGrade: stopped while it checks (its context
+// ends), watch returns at once, and takes it for no save.
+func TestWatchStopsOnCtrlCDuringAGrade(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	grades := 0
+	w := watcher{
+		out:   &out,
+		cases: []check.Case{{Number: 1}},
+		grade: func(gctx context.Context, _ io.Writer, _ check.Case) (grade.Report, error) {
+			grades++
+			cancel() // Ctrl-C while the check runs
+			<-gctx.Done()
+			return grade.Report{}, gctx.Err()
+		},
+		snapshot: func(check.Case) (string, error) { return "same", nil },
+		sleep:    sleepCtx,
+	}
+	w.saved = w.waitForChange
+	assert.ErrorIs(t, w.run(ctx, 0), context.Canceled)
+	assert.Equal(t, 1, grades)
+	assert.NotContains(t, out.String(), "changed")
+}
+
 func TestWatchStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := watcher{
