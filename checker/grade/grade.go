@@ -33,9 +33,13 @@ type Options struct {
 	// known and every check listed before it has been handed its own: in
 	// the case's order, one at a time, so that a report can be printed
 	// line by line while the later checks still run. The race check is
-	// known only once every run of every check is in, so it and the
-	// checks after it come at the end. The report holds the same results.
-	// It is not called for a target that does not compile.
+	// the exception, as it is decided by every run of every check: it
+	// waits for nobody and nobody waits for it. It is handed on the
+	// moment any run finds a race, with the races found so far (a FAIL
+	// that no later run can undo; its figure says "so far" while runs are
+	// out, and the report lists every race), or at the end when none did.
+	// Otherwise the report holds the same results. It is not called for a
+	// target that does not compile.
 	Decided func(check.Result)
 
 	// part and parts are the part of a check a run plays (check.Info.Parts),
@@ -141,7 +145,17 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	// spend the hang bound finding it again: the checks not yet started
 	// are reported as not run instead.
 	var hung atomic.Bool
-	out := inOrder{checks: checks, runs: runs, left: make([]int, len(checks)), decided: opts.Decided}
+	out := inOrder{checks: checks, runs: runs, left: make([]int, len(checks)), decided: opts.Decided,
+		handed: make([]bool, len(checks))}
+	if !opts.NoRace && w.NoRace == "" {
+		out.raceFail = func(in check.Info, log raceLog, out int) check.Result {
+			res := w.raceResult(in, check.Result{}, log.races, log.hidden, false)
+			if out > 0 {
+				res.Figure += " so far"
+			}
+			return res
+		}
+	}
 	for i := range checks {
 		out.left[i] = len(runs[i])
 	}
@@ -175,30 +189,45 @@ func (w *Worker) runAll(ctx context.Context, opts Options) []check.Result {
 	close(jobs)
 	wg.Wait()
 
-	var races []stack.Race
-	seen := map[string]bool{}
-	hidden := false
+	var all raceLog
 	for _, rs := range runs {
 		for _, r := range rs {
-			hidden = hidden || r.HiddenRace
-			for _, race := range r.Races {
-				if k := race.Key(); !seen[k] {
-					seen[k] = true
-					races = append(races, race)
-				}
-			}
+			all.add(r)
 		}
 	}
 	results := make([]check.Result, len(checks))
 	for i, in := range checks {
 		results[i] = fold(in, runs[i])
 		if in.Race {
-			results[i] = w.raceResult(in, results[i], races, hidden, opts.NoRace)
+			results[i] = w.raceResult(in, results[i], all.races, all.hidden, opts.NoRace)
 		}
 	}
 	out.finish(results)
 	return results
 }
+
+// raceLog gathers the races the runs found, each race once.
+type raceLog struct {
+	races  []stack.Race
+	seen   map[string]bool
+	hidden bool // a run ended with the race detector's status but no report
+}
+
+func (l *raceLog) add(r Run) {
+	l.hidden = l.hidden || r.HiddenRace
+	for _, race := range r.Races {
+		if l.seen == nil {
+			l.seen = map[string]bool{}
+		}
+		if k := race.Key(); !l.seen[k] {
+			l.seen[k] = true
+			l.races = append(l.races, race)
+		}
+	}
+}
+
+// found reports whether any run so far found a race.
+func (l *raceLog) found() bool { return len(l.races) > 0 || l.hidden }
 
 // runOrder returns the order in which the checks' runs are started: the
 // first check's, so that the report's first line is known within a run
@@ -222,14 +251,21 @@ func runOrder(checks []check.Info) []int {
 
 // inOrder hands the checks' results to Options.Decided in the case's
 // order, each as soon as its runs are in and its predecessors' results
-// were handed on.
+// were handed on; the race check as soon as a run finds a race, or at the
+// end.
 type inOrder struct {
 	mu      sync.Mutex
 	checks  []check.Info
 	runs    [][]Run
-	left    []int // runs of each check still out
-	next    int   // the first check not handed on yet
+	left    []int  // runs of each check still out
+	handed  []bool // results handed on
+	next    int    // the first check, race check aside, not handed on yet
+	races   raceLog
 	decided func(check.Result)
+	// raceFail decides the race check once a run has found a race, given
+	// the races found and the runs still out; nil when the grade has no
+	// race detector (the check is then a SKIP, handed on at the end).
+	raceFail func(in check.Info, races raceLog, out int) check.Result
 }
 
 // done records run k of check i.
@@ -238,13 +274,35 @@ func (o *inOrder) done(i, k int, r Run) {
 	defer o.mu.Unlock()
 	o.runs[i][k] = r
 	o.left[i]--
+	o.races.add(r)
 	if o.decided == nil {
 		return
 	}
-	for o.next < len(o.checks) && o.left[o.next] == 0 && !o.checks[o.next].Race {
-		o.decided(fold(o.checks[o.next], o.runs[o.next]))
-		o.next++
+	if o.raceFail != nil && o.races.found() {
+		out := 0
+		for _, n := range o.left {
+			out += n
+		}
+		for j, in := range o.checks {
+			if in.Race && !o.handed[j] {
+				o.hand(j, o.raceFail(in, o.races, out))
+			}
+		}
 	}
+	for ; o.next < len(o.checks); o.next++ {
+		if o.checks[o.next].Race || o.handed[o.next] {
+			continue
+		}
+		if o.left[o.next] > 0 {
+			break
+		}
+		o.hand(o.next, fold(o.checks[o.next], o.runs[o.next]))
+	}
+}
+
+func (o *inOrder) hand(i int, r check.Result) {
+	o.handed[i] = true
+	o.decided(r)
 }
 
 // finish hands on the results not handed on yet, once every run is in.
@@ -254,8 +312,10 @@ func (o *inOrder) finish(results []check.Result) {
 	if o.decided == nil {
 		return
 	}
-	for ; o.next < len(results); o.next++ {
-		o.decided(results[o.next])
+	for i, r := range results {
+		if !o.handed[i] {
+			o.hand(i, r)
+		}
 	}
 }
 

@@ -291,14 +291,17 @@ func TestRunsNotStartedAreNoEvidence(t *testing.T) {
 }
 
 // The report's lines are handed on in the case's order, each once every
-// run of it and of the checks before it is in; the race check waits for
-// every run of every check.
+// run of it and of the checks before it is in; the race check, decided by
+// every run, waits for the end when no run finds a race, and holds back
+// no line after it.
 func TestResultsAreHandedOnInTheCasesOrder(t *testing.T) {
 	t.Parallel()
 	checks := []check.Info{{ID: "a"}, {ID: "b"}, {ID: "race", Race: true}, {ID: "explore", Scenes: true}}
 	runs := [][]Run{make([]Run, 2), make([]Run, 2), make([]Run, 2), make([]Run, 1)}
 	var got []string
-	o := inOrder{checks: checks, runs: runs, left: []int{2, 2, 2, 1}, decided: func(r check.Result) { got = append(got, r.ID) }}
+	o := inOrder{checks: checks, runs: runs, left: []int{2, 2, 2, 1}, handed: make([]bool, 4),
+		decided:  func(r check.Result) { got = append(got, r.ID) },
+		raceFail: func(in check.Info, _ raceLog, _ int) check.Result { return check.Result{ID: in.ID} }}
 	pass := Run{Verdict: check.Passed("")}
 	o.done(1, 0, pass)
 	o.done(1, 1, pass)
@@ -308,12 +311,67 @@ func TestResultsAreHandedOnInTheCasesOrder(t *testing.T) {
 	o.done(0, 1, Run{Verdict: check.Failed("", "no")})
 	assert.Equal(t, []string{"a", "b"}, got)
 	o.done(3, 0, pass)
+	assert.Equal(t, []string{"a", "b", "explore"}, got, "explore does not wait for the race check")
 	o.done(2, 0, pass)
 	o.done(2, 1, pass)
-	assert.Equal(t, []string{"a", "b"}, got, "the race check waits for the end, and explore for it")
+	assert.Equal(t, []string{"a", "b", "explore"}, got, "with no race found, the race check waits for the end")
 	results := []check.Result{{ID: "a"}, {ID: "b"}, {ID: "race"}, {ID: "explore"}}
 	o.finish(results)
-	assert.Equal(t, []string{"a", "b", "race", "explore"}, got)
+	assert.Equal(t, []string{"a", "b", "explore", "race"}, got, "each line once")
+}
+
+// A race is a FAIL no later run can undo: the race check's line comes the
+// moment a run finds one, ahead of the lines still out, with the races
+// found so far, and only once.
+func TestTheRaceCheckFailsTheMomentARunFindsARace(t *testing.T) {
+	t.Parallel()
+	w := &Worker{Target: Target{Case: check.Case{Number: 4}}}
+	checks := []check.Info{{ID: "a"}, {ID: "race", Race: true}, {ID: "b"}}
+	runs := [][]Run{make([]Run, 2), make([]Run, 2), make([]Run, 2)}
+	var got []check.Result
+	o := inOrder{checks: checks, runs: runs, left: []int{2, 2, 2}, handed: make([]bool, 3),
+		decided: func(r check.Result) { got = append(got, r) },
+		raceFail: func(in check.Info, log raceLog, out int) check.Result {
+			r := w.raceResult(in, check.Result{}, log.races, log.hidden, false)
+			if out > 0 {
+				r.Figure += " so far"
+			}
+			return r
+		}}
+	racy := Run{Verdict: check.Passed(""), Races: []stack.Race{{Access: "write", Previous: "read"}}}
+	o.done(2, 0, racy)
+	if assert.Len(t, got, 1, "the race check does not wait for a, nor for b's second run") {
+		assert.Equal(t, "race", got[0].ID)
+		assert.Equal(t, check.Fail, got[0].Status)
+		assert.Equal(t, "1 race(s) so far", got[0].Figure)
+	}
+	o.done(0, 0, racy)
+	o.done(0, 1, Run{Verdict: check.Passed(""), HiddenRace: true})
+	o.done(1, 0, Run{Verdict: check.Passed("")})
+	o.done(1, 1, Run{Verdict: check.Passed("")})
+	o.done(2, 1, Run{Verdict: check.Passed("")})
+	o.finish([]check.Result{{ID: "a"}, {ID: "race"}, {ID: "b"}})
+	var ids []string
+	for _, r := range got {
+		ids = append(ids, r.ID)
+	}
+	assert.Equal(t, []string{"race", "a", "b"}, ids, "the race check once, and the others in order")
+}
+
+// Without the race detector the race check is a SKIP, known only at the
+// end: a run's race (impossible then) decides nothing early.
+func TestWithoutTheRaceDetectorTheRaceCheckComesAtTheEnd(t *testing.T) {
+	t.Parallel()
+	checks := []check.Info{{ID: "race", Race: true}, {ID: "b"}}
+	runs := [][]Run{make([]Run, 1), make([]Run, 1)}
+	var got []string
+	o := inOrder{checks: checks, runs: runs, left: []int{1, 1}, handed: make([]bool, 2),
+		decided: func(r check.Result) { got = append(got, r.ID) }}
+	o.done(1, 0, Run{Verdict: check.Passed(""), HiddenRace: true})
+	o.done(0, 0, Run{Verdict: check.Passed("")})
+	assert.Equal(t, []string{"b"}, got)
+	o.finish([]check.Result{{ID: "race"}, {ID: "b"}})
+	assert.Equal(t, []string{"b", "race"}, got)
 }
 
 // The first check's runs start first, so that the report's first line
