@@ -33,7 +33,9 @@ var letGoInfo = check.Info{
 		"failed read that shortens the lease with a plain PEXPIRE, which cuts the lease of the filler who took " +
 		"over (wrong/backoff-plain-pexpire); a backoff longer than the contract's half second (wrong/backoff-one-second); " +
 		"and a fill whose visitors, leaving, look at how many are left in one step and count themselves out in another: " +
-		"two who leave at once, taking turns one statement each, both see the other, and nobody ends the fill (wrong/leave-check-then-dec)",
+		"two who leave at once, taking turns one statement each, both see the other, and nobody ends the fill (wrong/leave-check-then-dec); " +
+		"and a read that returns without waiting for its keepalive, whose renewal, on its way to Redis as the read " +
+		"fails, lands after the backoff and gives the lease its whole time to live back (wrong/renew-not-awaited)",
 }
 
 // writerLeavesInfo is the check that a write's delete does not depend on
@@ -97,13 +99,16 @@ const (
 	redisFails                   // the first Redis command after a good read fails
 	leaseThenFails               // the first Redis command after the lease is taken fails
 	bothLeave                    // the fill's two visitors leave at one instant, in lockstep
+	renewalLate                  // the read fails while a renewal of the lease is on its way to Redis
 )
 
 // LetGo checks that a filler who will not fill lets its lease go, and only
 // its own. Shop-1's visitor misses and takes the lease; then its read of
 // the row fails, or the read is held and the visitor leaves (its context
 // is cancelled) or its deadline passes, or the read is good and the next
-// Redis command it sends fails (one scene each). Nobody fills under that
+// Redis command it sends fails, or the read fails as a renewal of the
+// lease is on its way to Redis, which runs it only once shop-1 is done
+// with the failure (renewalOnItsWay; one scene each). Nobody fills under that
 // lease, so a visitor on shop-2 who comes next must get the price within
 // letGoWithin of the shops' clock. Then a visitor comes for the book as
 // the last visitor of its fill leaves (joinAsLastLeaves). The last scenes
@@ -116,7 +121,7 @@ const (
 // a flight whose visitors come and go in steps that let the last one end
 // it under a newcomer.
 func LetGo(h *harness.H, newShop NewShop) check.Verdict {
-	for _, how := range []giveUp{readFails, visitorLeaves, deadlinePasses, redisFails, leaseThenFails, bothLeave} {
+	for _, how := range []giveUp{readFails, renewalLate, visitorLeaves, deadlinePasses, redisFails, leaseThenFails, bothLeave} {
 		if v := letGo(h, newShop, how); !v.Pass {
 			return v // a failure, or a skip: code that takes no lease
 		}
@@ -138,7 +143,7 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
-	return check.Passed("after a failed read, a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
+	return check.Passed("after a failed read (one with a renewal landing late), a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
 		"failed after one and one that failed right after the lease, and two visitors of one fill who left together, the next visitor read at once; a " +
 		"visitor who came as the last one left got the price; a lease taken over was left to its new holder, whether the old one's visitor left or " +
 		"its read failed or its letting go came late")
@@ -150,8 +155,11 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	if how == leaseThenFails {
 		reads = fleet.HoldCalls()
 	}
-	if how == readFails {
+	switch how {
+	case readFails:
 		reads = fleet.HoldCalls()
+		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
+	case renewalLate:
 		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 	}
 	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
@@ -161,10 +169,29 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	defer s.Close()
 	var r *harness.Crowd[int]
 	var what string
+	crossed := false // a renewal was held on its way as the read failed
 	switch how {
 	case readFails:
 		r = s.Read(0)
 		what = "its read of the row failed (" + errDown.Error() + ")"
+	case renewalLate:
+		r = s.Read(0)
+		v, late := renewalOnItsWay(s, r)
+		if !v.Pass {
+			return v
+		}
+		s.reads.Gate(1).Open()
+		what = "its read of the row failed (" + errDown.Error() + ")"
+		crossed = late != nil
+		if crossed {
+			// Everything shop-1 does about the failure, then the renewal.
+			if err := s.Settle(); err != nil {
+				return stuckVerdict(err)
+			}
+			late.Release()
+			what += fmt.Sprintf(", and a renewal of its lease it had sent before (%s) reached Redis only after "+
+				"that, slow on the network", fleet.Shorten(late.Held()))
+		}
 	case leaseThenFails:
 		// The command that may take the lease is held on its way, and the
 		// one after it fails: the second look, in most answers.
@@ -239,7 +266,12 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		return check.Failed("", "shop-1's visitor's call panicked: "+o.Panic)
 	}
 	held := s.Cached()
-	if how != readFails {
+	if crossed {
+		if v := backoffKept(s, what); !v.Pass {
+			return v
+		}
+	}
+	if how != readFails && how != renewalLate {
 		// Only a failed read of the row is news about the database, and a
 		// reason to keep the lease a moment as a backoff.
 		keys, err := s.World.Keys(h.Context())
@@ -255,7 +287,7 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	}
 	next := s.Read(1)
 	within, backoff := letGoWithin, ""
-	if how == readFails {
+	if how == readFails || how == renewalLate {
 		within += maxFailBackoff
 		backoff = fmt.Sprintf(" (after a failed read, keeping it a moment as a backoff from the database is right, "+
 			"for %v at most)", maxFailBackoff)
@@ -282,6 +314,89 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 			"shop-1's visitor returned: %s", what, o.Err, held))
 	case o.Value != oldPrice:
 		return check.Failed("", fmt.Sprintf("shop-2's visitor got %s; the price was %s", cents(o.Value), cents(oldPrice)))
+	}
+	return check.Passed("")
+}
+
+// renewalOnItsWay is the start of LetGo's scene of a late renewal: shop-1's
+// visitor misses, takes the lease and reads the row, held; the first
+// command shop-1 sends that may write a key (a renewal, in most answers)
+// goes through, so that a script it runs is known to Redis by then; the
+// next one is held on its way (Tap.HoldSent), as a command slow on the
+// network is. It returns that hold, or nil when shop-1 sent no such
+// command while the lease lived: an answer with no keepalive, to which
+// the scene is LetGo's failed read.
+func renewalOnItsWay(s *scene, r *harness.Crowd[int]) (check.Verdict, *fleet.Hold) {
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err), nil
+	}
+	if s.reads.Calls() == 0 {
+		return s.neverRead(), nil
+	}
+	keys, err := s.World.Keys(s.H.Context())
+	if err != nil {
+		return fleet.Unreachable(err), nil
+	}
+	if len(keys) == 0 {
+		return check.Skipped("not staged: shop-1's visitor read the row with nothing in Redis: it took no lease, " +
+			"so there was none to let go (lease-coalesces and stale-set judge a fleet without one)"), nil
+	}
+	tap := s.taps[0]
+	writes := func(c fleet.Command) bool { return c.Keyed() && !c.Reads() }
+	from := len(tap.Log())
+	renewed := func() bool {
+		for _, c := range tap.Log()[from:] {
+			if writes(c) && !c.NoScript && c.Said != "" && !strings.HasPrefix(c.Said, "error") {
+				return true
+			}
+		}
+		return false
+	}
+	// Within what is left of the lease, at most: a keepalive renews it
+	// before it lapses.
+	within := func() time.Duration {
+		keys, err := s.World.Keys(s.H.Context())
+		if err != nil || len(keys) == 0 || keys[0].Forever {
+			return maxLease
+		}
+		return min(keys[0].TTL, maxLease)
+	}
+	if err := s.Drive(func() bool { return renewed() || r.Done() }, within()); err != nil && !errors.Is(err, fleet.ErrNoBound) {
+		return stuckVerdict(err), nil
+	}
+	if !renewed() || r.Done() {
+		return check.Passed(""), nil
+	}
+	late := tap.HoldSent(writes)
+	if err := s.Drive(func() bool { return late.Reached() || r.Done() }, within()); err != nil && !errors.Is(err, fleet.ErrNoBound) {
+		late.Release()
+		return stuckVerdict(err), nil
+	}
+	if !late.Reached() {
+		late.Release()
+		return check.Passed(""), nil
+	}
+	return check.Passed(""), late
+}
+
+// backoffKept checks, after LetGo's scene of a late renewal, that no key
+// shop-1 left lives longer than a failed read's backoff: a renewal that
+// lands after the backoff was set brings the lease's whole time to live
+// back.
+func backoffKept(s *scene, what string) check.Verdict {
+	keys, err := s.World.Keys(s.H.Context())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	for _, k := range keys {
+		if k.Forever || k.TTL > maxFailBackoff {
+			return check.Failed(k.Name+" "+ttlText(k), fmt.Sprintf("shop-1's visitor took the lease and %s. Once "+
+				"shop-1 was done, %s had %s, where a failed read may keep the lease %v at most as a backoff: the "+
+				"renewal landed after the backoff was set, and brought the lease's whole time to live back, so the "+
+				"fleet waits it out while nobody reads. Stop the keepalive and wait for it to return (its renewal "+
+				"answered) before the read returns, so that nothing of the read's lands after it",
+				what, k.Name, ttlText(k), maxFailBackoff))
+		}
 	}
 	return check.Passed("")
 }

@@ -342,6 +342,9 @@ type Hold struct {
 	// untilDone lets the held command fail with its context's error once
 	// the context ends (see HoldUntilDone).
 	untilDone bool
+	// sent has Redis run the held command, once let go, whatever became
+	// of its context meanwhile (see HoldSent).
+	sent bool
 }
 
 // Release lets the held command go, or disarms a hold that caught nothing.
@@ -384,6 +387,20 @@ func (t *Tap) arm(match func(Command) bool, untilDone bool) *Hold {
 	t.mu.Lock()
 	t.hold, t.last = h, h
 	t.mu.Unlock()
+	return h
+}
+
+// HoldSent is Hold for a command already on its way: the client has
+// written it and waits for the answer, and Redis runs it only when let go,
+// whether or not the sender's context has ended meanwhile, as Redis runs
+// a command that reached its connection late, whoever still waits. (A
+// cancelled context does not stop go-redis reading the answer of a
+// command it has written.) It stages a command slow on the network, such
+// as a keepalive's renewal that lands after its filler has let the lease
+// go.
+func (t *Tap) HoldSent(match func(Command) bool) *Hold {
+	h := t.arm(match, false)
+	h.sent = true
 	return h
 }
 
@@ -462,14 +479,18 @@ func (t *Tap) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if t.stage != nil {
 			t.stage(ctx, cmd, false)
 		}
-		at, restore, err := t.see(ctx, cmd)
+		at, restore, onItsWay, err := t.see(ctx, cmd)
 		if err != nil {
 			cmd.SetErr(err)
 			return err
 		}
+		sendCtx := ctx
+		if onItsWay {
+			sendCtx = context.WithoutCancel(ctx)
+		}
 		t.inFlight.Add(1)
 		sent := time.Now()
-		err = next(ctx, cmd)
+		err = next(sendCtx, cmd)
 		t.noteWrites(sent, cmd)
 		restore()
 		t.answered.Add(1)
@@ -587,8 +608,12 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 			tx = t.txs
 			t.mu.Unlock()
 		}
+		sendCtx := ctx
 		for _, cmd := range cmds {
-			at, restore, err := t.see(ctx, cmd)
+			at, restore, onItsWay, err := t.see(ctx, cmd)
+			if onItsWay {
+				sendCtx = context.WithoutCancel(ctx)
+			}
 			if tx != 0 {
 				t.mu.Lock()
 				t.log[at].Tx = tx
@@ -607,7 +632,7 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 		}
 		t.inFlight.Add(1)
 		sent := time.Now()
-		err := next(ctx, cmds)
+		err := next(sendCtx, cmds)
 		t.noteWrites(sent, cmds...)
 		t.answered.Add(1)
 		t.inFlight.Add(-1)
@@ -620,9 +645,10 @@ func (t *Tap) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessP
 }
 
 // see logs a command, holds it if the checker asked, and namespaces its
-// keys. It returns the command's place in the log, and a function that
-// puts the shop's own key names back.
-func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), error) {
+// keys. It returns the command's place in the log, a function that puts
+// the shop's own key names back, and whether a HoldSent held it (to be
+// sent whatever its context says).
+func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), bool, error) {
 	raw := cmd.Args()
 	args := make([]string, len(raw))
 	for i, a := range raw {
@@ -652,32 +678,34 @@ func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), error) {
 	if paused != nil {
 		<-paused
 	}
+	sent := false
 	if caught {
 		close(h.reached)
 		select {
 		case <-h.release:
+			sent = h.sent
 		case <-h.done(ctx):
 			t.mu.Lock()
 			t.log[at].Said = "error: " + ctx.Err().Error()
 			t.mu.Unlock()
-			return at, nil, ctx.Err()
+			return at, nil, false, ctx.Err()
 		}
 	}
 	if err := t.failed(at, c); err != nil {
-		return at, nil, err
+		return at, nil, false, err
 	}
 
 	if t.ns == "" {
-		return at, func() {}, nil
+		return at, func() {}, sent, nil
 	}
 	if !known {
-		return at, nil, ErrNoKeys(name)
+		return at, nil, false, ErrNoKeys(name)
 	}
 	saved := slices.Clone(raw)
 	for _, i := range idx {
 		raw[i] = t.ns + args[i]
 	}
-	return at, func() { copy(raw, saved) }, nil
+	return at, func() { copy(raw, saved) }, sent, nil
 }
 
 // done notes how the command at place at in the log ended: what Redis

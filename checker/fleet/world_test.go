@@ -350,3 +350,40 @@ func TestHoldReplyHoldsTheAnswerNotTheCommand(t *testing.T) {
 	h.Release()
 	require.NoError(t, <-got)
 }
+
+// A command held on its way is run by Redis when let go, though its
+// sender's context ended meanwhile, and its sender gets the answer; a
+// plain Hold's command, let go the same way, is not sent.
+func TestHoldSentRunsTheCommandWhateverItsContext(t *testing.T) {
+	for _, onItsWay := range []bool{true, false} {
+		s, tap, rdb := stage(t)
+		set := func(c fleet.Command) bool { return c.Name == "set" }
+		h := tap.Hold(set)
+		if onItsWay {
+			h = tap.HoldSent(set)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan error, 1)
+		go func() { got <- rdb.Set(ctx, "k", "v", 0).Err() }()
+		for !h.Reached() {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		select {
+		case err := <-got:
+			t.Fatalf("onItsWay %v: the sender had an answer while its command was held: %v", onItsWay, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		h.Release()
+		err := <-got
+		_, ok, gerr := s.World.Get(context.Background(), "k")
+		require.NoError(t, gerr)
+		if onItsWay {
+			assert.NoError(t, err, "the sender waits for the answer of a command it has written")
+			assert.True(t, ok, "Redis ran the command let go, its sender's context ended or not")
+		} else {
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.False(t, ok, "a command held before it was sent goes with its sender's context")
+		}
+	}
+}

@@ -188,6 +188,9 @@ var _ = register(10,
 	// many are left and counting itself out in two steps: only let-go's
 	// scene of two leavers in lockstep opens the gap.
 	entry{dir: "wrong/leave-check-then-dec", fails: []string{"let-go"}},
+	// A read that does not wait for its keepalive: only let-go's renewal
+	// held on its way as the read fails lands after the backoff.
+	entry{dir: "wrong/renew-not-awaited", fails: []string{"let-go"}},
 	// A visitor who comes as the last one leaves, in lockstep at several
 	// head starts: a flight's own lock taken in the other order from the
 	// instance's (a deadlock), and a visitor counted a step after it
