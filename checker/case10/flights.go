@@ -30,7 +30,8 @@ var oneWaitInfo = check.Info{
 		"(wrong/channel-turn), a flight looked up and made in two critical sections, two visitors at one instant making " +
 		"two (wrong/join-lookup-insert), jitter from a generator every instance seeds alike (wrong/jitter-fixed-seed), and polls " +
 		"at a fixed period, so that instances that missed together ask Redis at the same instants for as long as " +
-		"they wait (wrong/fixed-polls)",
+		"they wait (wrong/fixed-polls); and an abandoned flight that, ending, takes whatever flight is on the instance " +
+		"off it, so that the next visitor starts a second one beside the live one (wrong/land-no-guard)",
 }
 
 const (
@@ -59,7 +60,8 @@ const (
 // who joins a wait 0.9 s old must not give up with it; when the first of
 // four visitors of a fill leaves, its read must go on for the other three.
 // Last, a visitor who comes as the last one of a wait leaves must not
-// join it. And two visitors who miss at one instant in lockstep may try
+// join it, and one who comes once the abandoned wait has ended must join
+// the live one. And two visitors who miss at one instant in lockstep may try
 // the lease no more often than the lone one (pairAttempts).
 func OneWait(h *harness.H, newShop NewShop) check.Verdict {
 	alone, first, v := visitorsCommands(h, newShop, 1, nil)
@@ -372,7 +374,9 @@ func fillerLeaves(h *harness.H, newShop NewShop) check.Verdict {
 // rejoinAfterLeave is OneWait's last scene: shop-1's lone visitor leaves
 // while its fill reads the row, and the command shop-1 sends next (its
 // lease let go) is held; a visitor who comes meanwhile must get the price,
-// not the abandoned wait's error.
+// not the abandoned wait's error. When it started a wait of its own, a
+// third visitor who comes once the abandoned wait has ended must join it
+// (joinsTheLiveWait).
 func rejoinAfterLeave(h *harness.H, newShop NewShop) (string, check.Verdict) {
 	s, err := newScene(h, newShop, 1, fleet.HoldCalls(1), fleet.HoldCalls())
 	if err != nil {
@@ -416,7 +420,14 @@ func rejoinAfterLeave(h *harness.H, newShop NewShop) (string, check.Verdict) {
 				"instance at once, so that the next visitor starts one of its own", fleet.Shorten(hold.Held()), outcomeText(o)))
 		}
 	}
-	if err := s.Drive(func() bool { return late.Done() && first.Done() }, patience); err != nil {
+	third := late // one more visitor when the late one waits on its own
+	if !late.Done() {
+		var v check.Verdict
+		if third, v = joinsTheLiveWait(s, hold.Held()); !v.Pass {
+			return "", v
+		}
+	}
+	if err := s.Drive(func() bool { return late.Done() && first.Done() && third.Done() }, patience); err != nil {
 		return "", waitVerdict(err, "shop-1's visitors were")
 	}
 	if o := late.Outcomes()[0]; o.Panic != "" || o.Err != nil || o.Value != oldPrice {
@@ -425,6 +436,32 @@ func rejoinAfterLeave(h *harness.H, newShop NewShop) (string, check.Verdict) {
 		return "a visitor who came as the last one left started a wait of its own (and got " + outcomeText(o) + ")", check.Passed("")
 	}
 	return "a visitor who came as the last one left got the price", check.Passed("")
+}
+
+// joinsTheLiveWait is the end of rejoinAfterLeave's scene when its late
+// visitor started a wait of its own: the abandoned wait has ended (its
+// held command let go), and a third visitor who comes now, with no time
+// passing, must join the late visitor's wait and try the lease no time at
+// that instant. An abandoned wait that, ending, takes whatever wait is on
+// the instance off it (a delete with no look at whose it is:
+// c10-land-no-guard) has the third start a second one, each polling and
+// trying the lease on its own.
+func joinsTheLiveWait(s *scene, letGo string) (*harness.Crowd[int], check.Verdict) {
+	since := len(s.taps[0].Log())
+	third := s.Read(0)
+	if err := s.Settle(); err != nil {
+		return third, stuckVerdict(err)
+	}
+	if n := leaseAttempts(s.taps[0], since); n > 0 {
+		return third, check.Failed(fmt.Sprintf("%d lease attempts by a visitor with a wait to join", n), fmt.Sprintf("shop-1's "+
+			"only visitor left while its fill read the row; a visitor who came while shop-1 was still letting go (%s "+
+			"held) started a wait of its own, as it should. Once the abandoned wait had ended, a third visitor came, and "+
+			"shop-1 tried the lease %s at that instant, where the third should have joined the second's wait: the "+
+			"abandoned wait, ending, took the book's wait off the instance though it was no longer its own, and the "+
+			"instance now runs two, each polling and trying the lease. Take a wait off the instance only if it is "+
+			"still the one on it (compare before you delete)", fleet.Shorten(letGo), times(n)))
+	}
+	return third, check.Passed("")
 }
 
 // ReadBook starts one visitor of instance i asking for another book's

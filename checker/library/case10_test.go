@@ -191,6 +191,10 @@ var _ = register(10,
 	// A read that does not wait for its keepalive: only let-go's renewal
 	// held on its way as the read fails lands after the backoff.
 	entry{dir: "wrong/renew-not-awaited", fails: []string{"let-go"}},
+	// A flight that lands without looking whether it is still on: only
+	// one-wait's third visitor, after the abandoned flight ended, sees
+	// the live flight gone.
+	entry{dir: "wrong/land-no-guard", fails: []string{"one-wait"}},
 	// A visitor who comes as the last one leaves, in lockstep at several
 	// head starts: a flight's own lock taken in the other order from the
 	// instance's (a deadlock), and a visitor counted a step after it
