@@ -35,6 +35,7 @@ var checks = []harness.Check[NewShop]{
 		Catches: "a bound on rebuilds with no single-flight in front of it, a flight that does not fill Redis, and a flight forgotten when a reader's budget runs out (forget-on-budget)"}, Run: Once},
 	{Info: check.Info{ID: "at-most", Name: "the database never sees more than 20 queries at once",
 		Catches: "no bound, a bound per page instead of for the database, a slot taken after the query, a pool larger than the database's"}, Run: AtMost},
+	{Info: handoffInfo, Run: Handoff},
 	{Info: check.Info{ID: "parallel", Name: "with work for more, the database sees at least 2 queries at once",
 		Catches: "one global lock around every rebuild: case 2's mistake again, one query at a time for 2,000 pages"}, Run: Parallel},
 	{Info: check.Info{ID: "values", Name: "every reader of a cold start gets its own page",

@@ -157,6 +157,10 @@ var _ = register(8,
 	// The pool's count read and added to in two steps: only at-most's
 	// pages missed at one instant in lockstep open the gap.
 	entry{dir: "wrong/slot-load-then-add", fails: []string{"at-most"}},
+	// A wait for a connection whose wake-up is lost between the look and
+	// the wait: only handoff's rebuild stopped at each statement of its
+	// way sees the connection given back meanwhile.
+	entry{dir: "wrong/semaphore-lost-wakeup", fails: []string{"handoff"}},
 	entry{dir: "wrong/two-step-flights", fails: []string{"switches"}, maybe: map[string]string{
 		"explore": "scene 3's schedule opens the gap in some runs and not in others (3 of 9 runs failed it): " +
 			"what else runs at that instant is not all the seed's",

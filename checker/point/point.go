@@ -112,9 +112,10 @@ type Schedule struct {
 	unparked sync.Once
 	spawners sync.Map // goroutine id -> true
 	parked   atomic.Int64
-	order    int  // 0: priorities drawn; 1: first come highest; -1: first come lowest
-	queue    bool // let go the goroutine held longest, whatever its priority (Turns)
-	driver   int  // the goroutine that started the schedule, never held
+	parkAt   int64 // set by ParkAt: the point, counted from 1, whose goroutine parks
+	order    int   // 0: priorities drawn; 1: first come highest; -1: first come lowest
+	queue    bool  // let go the goroutine held longest, whatever its priority (Turns)
+	driver   int   // the goroutine that started the schedule, never held
 	changes  []int
 	arrive   chan *waiter // a held goroutine says so here
 	stopped  atomic.Bool  // out of force: a goroutine arriving now is not held
@@ -318,8 +319,22 @@ func Turns() *Schedule {
 // statement, and the goroutine clears when done, stays set.
 func ParkSpawners() *Schedule { return &Schedule{unpark: make(chan struct{})} }
 
+// ParkAt returns a schedule that holds nobody but the goroutine that
+// reaches the n-th point from its start (counted over the whole process,
+// from 1): it parks there until Unpark (or Stop), whatever the rest of the
+// process does. A scene in which one visitor's goroutines are the only
+// ones reaching points (the others wait at gates or on the clock) sweeps
+// n over that visitor's path, from 1 to the points a Count schedule saw
+// it reach, to stop it between any two of its statements while the scene
+// does something else: the switch a check needs where two goroutines'
+// statements must interleave just so (a "none free" seen, then a slot
+// given back, then the wait for one: c08-semaphore-lost-wakeup).
+func ParkAt(n int) *Schedule {
+	return &Schedule{unpark: make(chan struct{}), parkAt: int64(n)}
+}
+
 // Parked returns how many goroutines have parked under a ParkSpawners
-// schedule.
+// or ParkAt schedule.
 func (s *Schedule) Parked() int { return int(s.parked.Load()) }
 
 // Unpark lets every parked goroutine go on, and parks none from then on.
@@ -672,9 +687,12 @@ func (s *Schedule) safetyNet() {
 func (s *Schedule) here() {
 	raceDisable()
 	defer raceEnable()
-	s.hits.Add(1)
+	hit := s.hits.Add(1)
 	if s.unpark != nil {
-		if _, ok := s.spawners.LoadAndDelete(GoroutineID()); ok {
+		if hit == s.parkAt {
+			s.parked.Add(1)
+			<-s.unpark
+		} else if _, ok := s.spawners.LoadAndDelete(GoroutineID()); ok {
 			s.parked.Add(1)
 			<-s.unpark
 		}

@@ -244,6 +244,34 @@ func TestParkSpawnersHoldsTheSpawnerUntilUnparked(t *testing.T) {
 	require.Equal(t, 1, s.Parked())
 }
 
+// TestParkAtParksTheNthPointOnly: under ParkAt(n), the goroutine that
+// reaches the n-th point parks there until Unpark, and every other point
+// passes, before it and after.
+func TestParkAtParksTheNthPointOnly(t *testing.T) {
+	s := point.ParkAt(2)
+	point.Start(s)
+	defer point.Stop()
+	var steps atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 4 {
+			point.Here()
+			steps.Add(1)
+		}
+	}()
+	for s.Parked() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	require.EqualValues(t, 1, steps.Load(), "parked at its second point, after one step")
+	point.Here() // a later point passes
+	s.Unpark()
+	<-done
+	require.EqualValues(t, 4, steps.Load())
+	require.Equal(t, 1, s.Parked(), "one goroutine parked, once")
+}
+
 // TestAGoroutineArrivingAsTheScheduleStopsGoesOn: a goroutine that
 // reached a point while the schedule was being stopped, and told it so
 // only after Stop had let every held goroutine go, goes on too: held, it
