@@ -151,6 +151,7 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
 func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
+	var strike atomic.Bool // renewalLate: fail the next read let through
 	reads := fleet.HoldCalls(1)
 	if how == leaseThenFails {
 		reads = fleet.HoldCalls()
@@ -160,7 +161,15 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 		reads = fleet.HoldCalls()
 		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
 	case renewalLate:
-		reads.Then = catalog.RowHook(fleet.NthQuery(fleet.FailWith(errDown), 1))
+		// Only the read the scene fails, once it lets it go: a read that
+		// ended first, by a deadline of its own, is not struck, nor is
+		// the next one.
+		reads.Then = func(context.Context, string) error {
+			if strike.CompareAndSwap(true, false) {
+				return errDown
+			}
+			return nil
+		}
 	}
 	s, err := newScene(h, newShop, 2, reads, fleet.HoldCalls())
 	if err != nil {
@@ -177,21 +186,27 @@ func letGo(h *harness.H, newShop NewShop, how giveUp) check.Verdict {
 	case renewalLate:
 		r = s.Read(0)
 		v, late := renewalOnItsWay(s, r)
-		if !v.Pass {
+		if !v.Pass || late == nil {
+			// No renewal while the lease lived (no keepalive): readFails
+			// is this scene.
 			return v
 		}
+		defer late.Release()
+		strike.Store(true)
 		s.reads.Gate(1).Open()
-		what = "its read of the row failed (" + errDown.Error() + ")"
-		crossed = late != nil
-		if crossed {
-			// Everything shop-1 does about the failure, then the renewal.
-			if err := s.Settle(); err != nil {
-				return stuckVerdict(err)
-			}
-			late.Release()
-			what += fmt.Sprintf(", and a renewal of its lease it had sent before (%s) reached Redis only after "+
-				"that, slow on the network", fleet.Shorten(late.Held()))
+		// Everything shop-1 does about the failure, then the renewal.
+		if err := s.Settle(); err != nil {
+			return stuckVerdict(err)
 		}
+		if strike.Swap(false) {
+			// The read had ended on its own before it was failed: the
+			// scene did not happen (slow-read judges such a read).
+			return check.Passed("")
+		}
+		late.Release()
+		crossed = true
+		what = fmt.Sprintf("its read of the row failed (%s), and a renewal of its lease it had sent before (%s) "+
+			"reached Redis only after that, slow on the network", errDown, fleet.Shorten(late.Held()))
 	case leaseThenFails:
 		// The command that may take the lease is held on its way, and the
 		// one after it fails: the second look, in most answers.
@@ -361,14 +376,20 @@ func renewalOnItsWay(s *scene, r *harness.Crowd[int]) (check.Verdict, *fleet.Hol
 		}
 		return min(keys[0].TTL, maxLease)
 	}
-	if err := s.Drive(func() bool { return renewed() || r.Done() }, within()); err != nil && !errors.Is(err, fleet.ErrNoBound) {
+	// Nothing asleep on the clock (a Deadlocked Stuck) is a shop that
+	// waits for its read alone: no renewal is coming either.
+	noRenewal := func(err error) bool {
+		var st *harness.Stuck
+		return err == nil || errors.Is(err, fleet.ErrNoBound) || errors.As(err, &st) && st.Cause == harness.Deadlocked
+	}
+	if err := s.Drive(func() bool { return renewed() || r.Done() }, within()); !noRenewal(err) {
 		return stuckVerdict(err), nil
 	}
 	if !renewed() || r.Done() {
 		return check.Passed(""), nil
 	}
 	late := tap.HoldSent(writes)
-	if err := s.Drive(func() bool { return late.Reached() || r.Done() }, within()); err != nil && !errors.Is(err, fleet.ErrNoBound) {
+	if err := s.Drive(func() bool { return late.Reached() || r.Done() }, within()); !noRenewal(err) {
 		late.Release()
 		return stuckVerdict(err), nil
 	}
