@@ -34,9 +34,9 @@ var handoffInfo = check.Info{
 // own query must begin, at once or after a poll, within a reader's longest
 // budget (maxBudget), no other connection being given back meanwhile.
 // Whatever it saw before it parked, the connection is free, and a
-// rebuild's wait for one must not miss it. (A page missed to
-// take the connection the newcomer gave back keeps the pool full for the
-// next n.) It catches a pool kept as a count under a mutex with a wake-up
+// rebuild's wait for one must not miss it. (A page missed to take the
+// connection the newcomer gave back keeps the pool full for the next n.)
+// It catches a pool kept as a count under a mutex with a wake-up
 // channel sent to only when someone waits on it: a rebuild that saw every
 // connection busy and is between its unlock and its wait when the
 // connection is given back waits for the next one given back
