@@ -372,6 +372,15 @@ func TestSnapshotChangesWhenAFileIsSaved(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, before, after)
 
+	// A save that changes nothing (an unchanged buffer saved, a touch)
+	// checks nothing anew.
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.WriteFile(file, []byte("ab"), 0o644))
+	require.NoError(t, os.Chtimes(file, later, later))
+	same, err := snapshot(dir)
+	require.NoError(t, err)
+	assert.Equal(t, after, same, "the same bytes saved again")
+
 	// watch looks at the watched case's folder only: a save in another
 	// case's cannot change its verdict.
 	other := filepath.Join(cases, "case02")
