@@ -90,6 +90,16 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 	if err := s.rest(); err != nil {
 		return stuckVerdict(err)
 	}
+	busy := 0
+	for _, id := range events.IDs(pool) {
+		if begun(id) {
+			busy++
+		}
+	}
+	if busy < pool {
+		return check.Skipped(fmt.Sprintf("not staged: %d pages missed at once, and %s of them began, not "+
+			"%d: the pool was never full (parallel judges rebuilds one at a time)", pool, fleet.Count(busy, "query"), pool))
+	}
 	next := pool + 1 // the next page no reader has missed
 	newPage := func() int { next++; return next - 1 }
 
