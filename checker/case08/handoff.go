@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/fleet"
@@ -12,6 +13,13 @@ import (
 	"stampede/checker/point"
 	"stampede/shop/events"
 )
+
+// handoffWithin is how long, on the shops' clock, a rebuild may take to
+// begin its query once a connection is free: a wait that polls for one
+// every tenth of a second or so is fine. It is far below any deadline a
+// held query's rebuild may have (a second at least), whose end would give
+// another connection back and hide a lost wake-up.
+const handoffWithin = 250 * time.Millisecond
 
 // handoffInfo is the check that a rebuild waiting for a connection gets
 // the one given back.
@@ -31,8 +39,8 @@ var handoffInfo = check.Info{
 // waits. Then, for each n of that path, a newcomer misses a page of its
 // own under point.ParkAt(n): parked at its n-th point, it waits while one
 // held query lands and its rebuild gives its connection back; let go, its
-// own query must begin, at once or after a poll, within a reader's longest
-// budget (maxBudget), no other connection being given back meanwhile.
+// own query must begin, at once or after a poll, within handoffWithin, no
+// other connection being given back meanwhile.
 // Whatever it saw before it parked, the connection is free, and a
 // rebuild's wait for one must not miss it. (A page missed to take the
 // connection the newcomer gave back keeps the pool full for the next n.)
@@ -141,12 +149,14 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 		page := newPage()
 		park := point.ParkAt(n)
 		var parkedAt bool
+		var stoppedAt string
 		v := h.Under(park, func() check.Verdict {
 			s.read([]int{page})
 			if err := s.rest(); err != nil {
 				return stuckVerdict(err)
 			}
 			parkedAt = park.Parked() > 0
+			stoppedAt = park.ParkedWhere()
 			held[0].Open() // a rebuild lands and gives its connection back
 			held = held[1:]
 			if err := s.rest(); err != nil {
@@ -161,20 +171,20 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 		if parkedAt {
 			swept++
 		}
-		// At once, or after a poll: within a reader's longest budget, with
-		// no other connection given back meanwhile (the rest are held).
-		err := s.Drive(func() bool { return begun(page) }, maxBudget)
+		// At once, or after a poll: within handoffWithin, well before any
+		// held query's deadline could give another connection back.
+		err := s.Drive(func() bool { return begun(page) }, handoffWithin)
 		var st *harness.Stuck
 		if errors.Is(err, errNoBound) || errors.As(err, &st) && st.Cause == harness.Deadlocked && !begun(page) {
 			// Still waiting, or given up by its deadline with nothing
 			// left to wake: either way its query never began.
 			return check.Failed("a connection free, a rebuild waiting", fmt.Sprintf("with the database's %d "+
 				"connections busy, a reader missed event %d, and its rebuild was stopped at the %s statement of the "+
-				"shop's it reached; meanwhile another rebuild's query landed and gave its connection back. Let go, "+
+				"shop's it reached (%s); meanwhile another rebuild's query landed and gave its connection back. Let go, "+
 				"it never began its query within %v of the shops' clock with that connection free: its wake-up came while it "+
 				"was between seeing every connection busy and waiting for one, and was lost. Take a connection in "+
 				"one step that waits for one too (a buffered channel of %d tokens, or golang.org/x/sync/semaphore), "+
-				"or look and wait under one lock (sync.Cond's Wait)", pool, page, ordinal(n), maxBudget, pool))
+				"or look and wait under one lock (sync.Cond's Wait)", pool, page, ordinal(n), stoppedAt, handoffWithin, pool))
 		}
 		if err != nil {
 			return stuckVerdict(err)

@@ -112,10 +112,11 @@ type Schedule struct {
 	unparked sync.Once
 	spawners sync.Map // goroutine id -> true
 	parked   atomic.Int64
-	parkAt   int64 // set by ParkAt: the point, counted from 1, whose goroutine parks
-	order    int   // 0: priorities drawn; 1: first come highest; -1: first come lowest
-	queue    bool  // let go the goroutine held longest, whatever its priority (Turns)
-	driver   int   // the goroutine that started the schedule, never held
+	parkAt   int64          // set by ParkAt: the point, counted from 1, whose goroutine parks
+	parkedPC atomic.Uintptr // where it parked
+	order    int            // 0: priorities drawn; 1: first come highest; -1: first come lowest
+	queue    bool           // let go the goroutine held longest, whatever its priority (Turns)
+	driver   int            // the goroutine that started the schedule, never held
 	changes  []int
 	arrive   chan *waiter // a held goroutine says so here
 	stopped  atomic.Bool  // out of force: a goroutine arriving now is not held
@@ -331,6 +332,16 @@ func ParkSpawners() *Schedule { return &Schedule{unpark: make(chan struct{})} }
 // given back, then the wait for one: c08-semaphore-lost-wakeup).
 func ParkAt(n int) *Schedule {
 	return &Schedule{unpark: make(chan struct{}), parkAt: int64(n)}
+}
+
+// ParkedWhere returns where the goroutine a ParkAt schedule parked is held,
+// the student's file and line ("shop.go:181"), or "" while none is.
+func (s *Schedule) ParkedWhere() string {
+	pc := s.parkedPC.Load()
+	if pc == 0 {
+		return ""
+	}
+	return where(pc)
 }
 
 // Parked returns how many goroutines have parked under a ParkSpawners
@@ -690,6 +701,9 @@ func (s *Schedule) here() {
 	hit := s.hits.Add(1)
 	if s.unpark != nil {
 		if hit == s.parkAt {
+			var pc [1]uintptr
+			runtime.Callers(3, pc[:]) // runtime.Callers, here, Here: the statement's line is next
+			s.parkedPC.Store(pc[0])
 			s.parked.Add(1)
 			<-s.unpark
 		} else if _, ok := s.spawners.LoadAndDelete(GoroutineID()); ok {
