@@ -88,12 +88,14 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 	reads := sc.Reads() - back
 	figure := fmt.Sprintf("%s after the source came back", count(reads, "read"))
 	if reads > 0 {
-		v := retryAfterEarlyLanding(h, newShop)
-		if !v.Pass {
-			return v
-		}
-		if v.Figure != "" {
-			figure += "; " + v.Figure
+		for _, scene := range []func(*harness.H, NewShop) check.Verdict{retryAfterEarlyLanding, retryAfterCrossedLeave} {
+			v := scene(h, newShop)
+			if !v.Pass {
+				return v
+			}
+			if v.Figure != "" {
+				figure += "; " + v.Figure
+			}
 		}
 	}
 	if reads == 0 {
@@ -105,6 +107,107 @@ func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
 			count(failed, "failed read"), sc.at(later)))
 	}
 	return check.Passed(figure)
+}
+
+// retryAfterCrossedLeave is RetryAfterFailure's third scene, a logical
+// expiry after another: at each, shop-1's first stale reader sets a
+// rebuild going, held as it reads the source; a second stale reader of
+// shop-1 comes, and is stopped at one statement of its way (point.ParkAt,
+// the n-th at the n-th expiry, over the path point.Count saw at the
+// first), while the rebuild lands; then it goes on. At every expiry the
+// first reader must set a rebuild going. It catches a count of the
+// instance's refreshers lowered in two steps (loaded, then stored one
+// less): the second reader, backing off, stopped between the two while
+// the rebuild's own count-out runs, stores a count one too high for good,
+// and the instance never rebuilds the shelf again
+// (c09-refreshers-clamp-store). A shop whose first reader sets no rebuild
+// going at the first expiry plays no scene (its figure is empty).
+func retryAfterCrossedLeave(h *harness.H, newShop NewShop) check.Verdict {
+	sc, fail := filledScene(h, newShop, 1)
+	if sc == nil {
+		return fail
+	}
+	defer sc.Close()
+	at := stale
+	// expiry plays one logical expiry at at, the second reader under s
+	// (which lets it go when it ends, after the rebuild has landed), and
+	// reports whether the first reader's rebuild began; mid runs once the
+	// second reader is at rest, before the rebuild lands.
+	expiry := func(s *point.Schedule, mid func()) (bool, check.Verdict) {
+		if err := sc.until(at); err != nil {
+			return false, case06.StuckVerdict(err)
+		}
+		gate := sc.db.Hold()
+		defer sc.db.Open()
+		first := sc.visit(0, 1)
+		if err := sc.settled(); err != nil {
+			return false, case06.StuckVerdict(err)
+		}
+		if sc.db.Held() == 0 {
+			return false, check.Passed("")
+		}
+		var second *harness.Crowd[[]string]
+		v := h.Under(s, func() check.Verdict {
+			second = sc.visit(0, 1)
+			if err := sc.settled(); err != nil {
+				return case06.StuckVerdict(err)
+			}
+			mid()
+			gate.Open() // the rebuild lands, the second reader stopped or not
+			if err := sc.settled(); err != nil {
+				return case06.StuckVerdict(err)
+			}
+			return check.Passed("")
+		})
+		if !v.Pass {
+			return true, v
+		}
+		if err := sc.Drive(func() bool { return first.Done() && second.Done() }, case06.Patience); err != nil {
+			return true, case06.WaitVerdict(err, "the two stale readers were")
+		}
+		if err := sc.settled(); err != nil {
+			return true, case06.StuckVerdict(err)
+		}
+		at += stale // the list the rebuild wrote at at, stale again
+		return true, check.Passed("")
+	}
+	count := point.Count()
+	path := 0
+	began, v := expiry(count, func() { path = count.Hits() })
+	if !v.Pass || !began || path == 0 {
+		return v // no rebuild at the expiry: noRebuild's, in the first scene
+	}
+	// Each expiry's first reader shows what the last one's stop did: the
+	// loop's last expiry, past the path, looks at the path's last stop.
+	stoppedAt := "" // where the second reader was stopped at the last expiry
+	for n := 1; n <= path+1; n++ {
+		park := point.ParkAt(n)
+		was := sc.at(at)
+		began, v := expiry(park, func() {}) // the schedule's end lets the second reader go
+		if !v.Pass {
+			return v
+		}
+		if !began && n == 1 {
+			return check.Failed("no rebuild after a reader backed off", fmt.Sprintf("at one logical expiry shop-1's "+
+				"first stale reader set a rebuild going, and a second stale reader came while it read the source; at "+
+				"the next, %s, shop-1's reader found the list stale and started no rebuild: nothing will on that "+
+				"instance until Redis drops the list. Whatever marks a refresh as running must be cleared by the "+
+				"reader who backs off as much as by the rebuild, in one step each (Add(-1), or under one lock)", was))
+		}
+		if !began {
+			return check.Failed("no rebuild after a reader backed off", fmt.Sprintf("at one logical expiry after another, "+
+				"shop-1's first stale reader set a rebuild going, held as it read the source, and a second stale reader "+
+				"came meanwhile; the rebuild landed while the second was stopped at one statement of its way, and "+
+				"then it went on. After the second was stopped at statement %d of its way (%s), at %s shop-1's "+
+				"reader found the list stale and started no rebuild: nothing will on that instance until Redis drops "+
+				"the list. A count of the readers refreshing is lowered in two steps there (loaded, then stored one "+
+				"less), and the rebuild's own count-out fell between them: lower it in one step (Add(-1), or under "+
+				"the lock that raises it)", n-1, stoppedAt, was))
+		}
+		stoppedAt = park.ParkedWhere()
+	}
+	return check.Passed(fmt.Sprintf("a reader stopped at each of the %d statements of its way as another's rebuild landed, "+
+		"and a rebuild at each next expiry", path))
 }
 
 // retryAfterEarlyLanding is RetryAfterFailure's second scene: a stale
