@@ -42,9 +42,8 @@ var handoffInfo = check.Info{
 // own query must begin, at once or after a poll, within handoffWithin, no
 // other connection being given back meanwhile.
 // Whatever it saw before it parked, the connection is free, and a
-// rebuild's wait for one must not miss it. (A page missed to take the
-// connection the newcomer gave back keeps the pool full for the next n.)
-// It catches a pool kept as a count under a mutex with a wake-up
+// rebuild's wait for one must not miss it. (The newcomer's own query is
+// held once begun, so that the pool is full for the next n.) It catches a pool kept as a count under a mutex with a wake-up
 // channel sent to only when someone waits on it: a rebuild that saw every
 // connection busy and is between its unlock and its wait when the
 // connection is given back waits for the next one given back
@@ -114,6 +113,7 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 	// The newcomer's path to its wait, in points.
 	count := point.Count()
 	first := newPage()
+	firstGate := hold(first) // once begun, it keeps the pool full
 	v := h.Under(count, func() check.Verdict {
 		s.read([]int{first})
 		if err := s.rest(); err != nil {
@@ -130,23 +130,18 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 			"have no bound (at-most judges that)", pool))
 	}
 	path := count.Hits()
-	// Its connection: the first held query lands.
+	// Its connection: the first held query lands, and the newcomer's own
+	// query takes it, held in turn: the pool is full again.
 	held[0].Open()
-	held = held[1:]
+	held = append(held[1:], firstGate)
 	if err := s.rest(); err != nil {
 		return stuckVerdict(err)
 	}
 
 	swept := 0
 	for n := 1; n <= path; n++ {
-		// The pool full again, the newcomer's query having ended.
-		filler := newPage()
-		held = append(held, hold(filler))
-		s.read([]int{filler})
-		if err := s.rest(); err != nil {
-			return stuckVerdict(err)
-		}
 		page := newPage()
+		gate := hold(page) // once begun, the newcomer keeps the pool full for the next n
 		park := point.ParkAt(n)
 		var parkedAt bool
 		var stoppedAt string
@@ -189,6 +184,7 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 		if err != nil {
 			return stuckVerdict(err)
 		}
+		held = append(held, gate)
 	}
 	if swept == 0 {
 		return check.Skipped("not staged: the reader of a page missed with every connection busy reached no " +
