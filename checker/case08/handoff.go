@@ -29,7 +29,9 @@ var handoffInfo = check.Info{
 		"and its wait the other rebuild gives it back",
 	Catches: "a pool counted under a mutex whose wake-up reaches only a rebuild already waiting: a connection given " +
 		"back between another rebuild's \"all busy\" and its wait wakes nobody, and that rebuild waits out its " +
-		"reader's budget with a connection free (wrong/semaphore-lost-wakeup)",
+		"reader's budget with a connection free (wrong/semaphore-lost-wakeup); and a wake-up channel with room for " +
+		"one, which drops the second of two connections given back while two rebuilds are between their look and " +
+		"their wait (wrong/wake-chan-lost)",
 }
 
 // Handoff checks that a rebuild that finds every connection busy gets the
@@ -37,10 +39,11 @@ var handoffInfo = check.Info{
 // each, so that every connection is busy. Then a newcomer misses another
 // page, and its path is counted in points (point.Count) up to where it
 // waits. Then, for each n of that path, a newcomer misses a page of its
-// own under point.ParkAt(n): parked at its n-th point, it waits while one
-// held query lands and its rebuild gives its connection back; let go, its
-// own query must begin, at once or after a poll, within handoffWithin, no
-// other connection being given back meanwhile.
+// own under point.ParkAt(n, 2n), and a second one after it: each parked at
+// its n-th point, they wait while two held queries land and their
+// rebuilds give their connections back; let go, both their queries must
+// begin, at once or after a poll, within handoffWithin, no other
+// connection being given back meanwhile.
 // Whatever it saw before it parked, the connection is free, and a
 // rebuild's wait for one must not miss it. (The newcomer's own query is
 // held once begun, so that the pool is full for the next n.) It catches a pool kept as a count under a mutex with a wake-up
@@ -48,7 +51,9 @@ var handoffInfo = check.Info{
 // connection busy and is between its unlock and its wait when the
 // connection is given back waits for the next one given back
 // (c08-semaphore-lost-wakeup, whose author saw 47 stalls in 20,000 rounds
-// of a stress test; no scene of timing opens two adjacent statements).
+// of a stress test; no scene of timing opens two adjacent statements), and
+// a wake-up channel with room for one, which keeps the first of two
+// wake-ups and drops the second (c8-wake-chan-lost).
 func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 	var mu sync.Mutex
 	gates := map[int]*harness.Gate{}
@@ -140,20 +145,28 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 
 	swept := 0
 	for n := 1; n <= path; n++ {
-		page := newPage()
-		gate := hold(page) // once begun, the newcomer keeps the pool full for the next n
-		park := point.ParkAt(n)
-		var parkedAt bool
+		// Two newcomers, the second coming once the first is stopped:
+		// each stops at its n-th statement (the second's n-th is the
+		// process's 2n-th), and two connections are given back meanwhile.
+		// Two wake-ups, where a wait that keeps one pending loses the
+		// second (c8-wake-chan-lost).
+		pages := []int{newPage(), newPage()}
+		gates := []*harness.Gate{hold(pages[0]), hold(pages[1])} // once begun, they keep the pool full
+		park := point.ParkAt(n, 2*n)
+		var parked int
 		var stoppedAt string
 		v := h.Under(park, func() check.Verdict {
-			s.read([]int{page})
-			if err := s.rest(); err != nil {
-				return stuckVerdict(err)
+			for _, page := range pages {
+				s.read([]int{page})
+				if err := s.rest(); err != nil {
+					return stuckVerdict(err)
+				}
 			}
-			parkedAt = park.Parked() > 0
+			parked = park.Parked()
 			stoppedAt = park.ParkedWhere()
-			held[0].Open() // a rebuild lands and gives its connection back
-			held = held[1:]
+			held[0].Open() // two rebuilds land and give their connections back
+			held[1].Open()
+			held = held[2:]
 			if err := s.rest(); err != nil {
 				return stuckVerdict(err)
 			}
@@ -163,35 +176,42 @@ func Handoff(h *harness.H, newShop NewShop) check.Verdict {
 		if !v.Pass {
 			return v
 		}
-		if parkedAt {
+		if parked > 0 {
 			swept++
 		}
 		// At once, or after a poll: within handoffWithin, well before any
 		// held query's deadline could give another connection back.
-		err := s.Drive(func() bool { return begun(page) }, handoffWithin)
+		both := func() bool { return begun(pages[0]) && begun(pages[1]) }
+		err := s.Drive(both, handoffWithin)
 		var st *harness.Stuck
-		if errors.Is(err, errNoBound) || errors.As(err, &st) && st.Cause == harness.Deadlocked && !begun(page) {
+		if errors.Is(err, errNoBound) || errors.As(err, &st) && st.Cause == harness.Deadlocked && !both() {
 			// Still waiting, or given up by its deadline with nothing
-			// left to wake: either way its query never began.
+			// left to wake: either way a query never began.
+			waiting := pages[0]
+			if begun(waiting) {
+				waiting = pages[1]
+			}
 			return check.Failed("a connection free, a rebuild waiting", fmt.Sprintf("with the database's %d "+
-				"connections busy, a reader missed event %d, and its rebuild was stopped at the %s statement of the "+
-				"shop's it reached (%s); meanwhile another rebuild's query landed and gave its connection back. Let go, "+
-				"it never began its query within %v of the shops' clock with that connection free: its wake-up came while it "+
-				"was between seeing every connection busy and waiting for one, and was lost. Take a connection in "+
-				"one step that waits for one too (a buffered channel of %d tokens, or golang.org/x/sync/semaphore), "+
-				"or look and wait under one lock (sync.Cond's Wait)", pool, page, ordinal(n), stoppedAt, handoffWithin, pool))
+				"connections busy, readers missed events %d and %d, and their rebuilds were stopped at the %s statement "+
+				"of the shop's each reached (%s); meanwhile two other rebuilds' queries landed and gave their "+
+				"connections back. Let go, the rebuild of event %d never began its query within %v of the shops' "+
+				"clock with a connection free: a wake-up came while it was between seeing every connection busy and "+
+				"waiting for one, and was lost (or kept as one where two came). Take a connection in one step that "+
+				"waits for one too (a buffered channel of %d tokens, or golang.org/x/sync/semaphore), or look and "+
+				"wait under one lock, in a loop (sync.Cond's Wait)", pool, pages[0], pages[1], ordinal(n),
+				stoppedAt, waiting, handoffWithin, pool))
 		}
 		if err != nil {
 			return stuckVerdict(err)
 		}
-		held = append(held, gate)
+		held = append(held, gates...)
 	}
 	if swept == 0 {
 		return check.Skipped("not staged: the reader of a page missed with every connection busy reached no " +
 			"statement of the shop's on its way to its wait")
 	}
-	return check.Passed(fmt.Sprintf("a rebuild stopped at each of the %d statements on its way to a connection "+
-		"while another gave one back: it got it every time", swept))
+	return check.Passed(fmt.Sprintf("two rebuilds stopped at each of the %d statements on their way to a connection "+
+		"while two others gave theirs back: both got one every time", swept))
 }
 
 // ordinal says 1 as "1st", 2 as "2nd" and so on.

@@ -112,7 +112,7 @@ type Schedule struct {
 	unparked sync.Once
 	spawners sync.Map // goroutine id -> true
 	parked   atomic.Int64
-	parkAt   int64          // set by ParkAt: the point, counted from 1, whose goroutine parks
+	parkAt   []int64        // set by ParkAt: the points, counted from 1, whose goroutines park
 	parkedPC atomic.Uintptr // where it parked
 	order    int            // 0: priorities drawn; 1: first come highest; -1: first come lowest
 	queue    bool           // let go the goroutine held longest, whatever its priority (Turns)
@@ -320,22 +320,28 @@ func Turns() *Schedule {
 // statement, and the goroutine clears when done, stays set.
 func ParkSpawners() *Schedule { return &Schedule{unpark: make(chan struct{})} }
 
-// ParkAt returns a schedule that holds nobody but the goroutine that
-// reaches the n-th point from its start (counted over the whole process,
-// from 1): it parks there until Unpark (or Stop), whatever the rest of the
-// process does. A scene in which one visitor's goroutines are the only
+// ParkAt returns a schedule that holds nobody but the goroutines that
+// reach the n-th points from its start (counted over the whole process,
+// from 1): each parks there until Unpark (or Stop), whatever the rest of
+// the process does. (Two visitors of the same path, the second coming
+// once the first is parked at its n-th point, park at their n-th points
+// with ParkAt(n, 2*n).) A scene in which one visitor's goroutines are the only
 // ones reaching points (the others wait at gates or on the clock) sweeps
 // n over that visitor's path, from 1 to the points a Count schedule saw
 // it reach, to stop it between any two of its statements while the scene
 // does something else: the switch a check needs where two goroutines'
 // statements must interleave just so (a "none free" seen, then a slot
 // given back, then the wait for one: c08-semaphore-lost-wakeup).
-func ParkAt(n int) *Schedule {
-	return &Schedule{unpark: make(chan struct{}), parkAt: int64(n)}
+func ParkAt(n ...int) *Schedule {
+	s := &Schedule{unpark: make(chan struct{})}
+	for _, k := range n {
+		s.parkAt = append(s.parkAt, int64(k))
+	}
+	return s
 }
 
-// ParkedWhere returns where the goroutine a ParkAt schedule parked is held,
-// the student's file and line ("shop.go:181"), or "" while none is.
+// ParkedWhere returns where the goroutine a ParkAt schedule parked last is
+// held, the student's file and line ("shop.go:181"), or "" while none is.
 func (s *Schedule) ParkedWhere() string {
 	pc := s.parkedPC.Load()
 	if pc == 0 {
@@ -700,7 +706,7 @@ func (s *Schedule) here() {
 	defer raceEnable()
 	hit := s.hits.Add(1)
 	if s.unpark != nil {
-		if hit == s.parkAt {
+		if slices.Contains(s.parkAt, hit) {
 			var pc [1]uintptr
 			runtime.Callers(3, pc[:]) // runtime.Callers, here, Here: the statement's line is next
 			s.parkedPC.Store(pc[0])
