@@ -43,11 +43,12 @@ type DB struct {
 	written map[string][]string // shelf -> its books since Write, for this database only
 
 	// The price table of the write-path cases (rows.go), made on first use.
-	readHook, commitHook RowHook
-	rows                 map[string]Row
-	rowReads             map[string]int
-	writes               int
-	txn                  chan struct{} // one write at a time
+	readHook, commitHook, committedHook RowHook
+	extra                               map[string]int // books beyond the shared table (WithBook)
+	rows                                map[string]Row
+	rowReads                            map[string]int
+	writes                              int
+	txn                                 chan struct{} // one write at a time
 	// The outbox (outbox.go): every write's invalidation, in commit order.
 	outbox      []outboxRow
 	outboxReads int

@@ -32,6 +32,25 @@ func WithReadHook(h RowHook) Option { return func(db *DB) { db.readHook = h } }
 // what any read sees yet.
 func WithCommitHook(h RowHook) Option { return func(db *DB) { db.commitHook = h } }
 
+// WithCommittedHook sets a hook that runs in every write once it has
+// committed, outside its transaction, before the row reaches the caller: a
+// write held there has changed what every read sees, and its caller does
+// not know yet (the reply is on its way). An error from the hook becomes
+// the call's error; the commit stands.
+func WithCommittedHook(h RowHook) Option { return func(db *DB) { db.committedHook = h } }
+
+// WithBook adds a book to this database's price table, at version 1,
+// beside the books every database has: a name no shop can have known
+// before (one that holds a colon, a space and other separators, say).
+func WithBook(book string, price int) Option {
+	return func(db *DB) {
+		if db.extra == nil {
+			db.extra = map[string]int{}
+		}
+		db.extra[book] = price
+	}
+}
+
 // Row reads a book's row: the slow query of the write-path cases. It
 // counts as one read of the book whether it succeeds or not. The row is
 // read when the query begins (as under Read Committed): a write that
@@ -62,6 +81,18 @@ func (db *DB) Row(ctx context.Context, book string) (Row, error) {
 // invalidation to the outbox (see Pending). Writes run one at a time: a second
 // write waits for the first to commit or roll back, or for its ctx.
 func (db *DB) SetPrice(ctx context.Context, book string, price int) (Row, error) {
+	row, err := db.commit(ctx, book, price)
+	if err != nil || db.committedHook == nil {
+		return row, err
+	}
+	if err := db.committedHook(ctx, book); err != nil {
+		return row, fmt.Errorf("catalog: writing %s: committed, but: %w", book, err)
+	}
+	return row, nil
+}
+
+// commit is SetPrice's transaction.
+func (db *DB) commit(ctx context.Context, book string, price int) (Row, error) {
 	db.mu.Lock()
 	db.init()
 	txn := db.txn
@@ -127,6 +158,9 @@ func (db *DB) init() {
 	}
 	db.rows = make(map[string]Row, len(prices))
 	for book, price := range prices {
+		db.rows[book] = Row{Book: book, Price: price, Version: 1}
+	}
+	for book, price := range db.extra {
 		db.rows[book] = Row{Book: book, Price: price, Version: 1}
 	}
 	db.rowReads = make(map[string]int)

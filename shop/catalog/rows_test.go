@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,42 @@ func TestUnknownBook(t *testing.T) {
 	assert.Error(t, err)
 	_, err = db.SetPrice(context.Background(), "no such book", 100)
 	assert.Error(t, err)
+}
+
+func TestWithBookAddsARowToThisDatabaseOnly(t *testing.T) {
+	odd := "Tales: Old & New | Vol. 2/3, #1"
+	db := New(WithBook(odd, 700))
+	row, ok := db.Peek(odd)
+	assert.True(t, ok)
+	assert.Equal(t, Row{Book: odd, Price: 700, Version: 1}, row)
+	_, ok = New().Peek(odd)
+	assert.False(t, ok, "another database has no such book")
+	assert.NotContains(t, Priced(), odd)
+}
+
+func TestTheCommittedHookRunsOnceTheWriteStands(t *testing.T) {
+	var db *DB
+	var seen Row
+	db = New(WithCost(0), WithCommittedHook(func(ctx context.Context, book string) error {
+		seen, _ = db.Peek(book)
+		return errors.New("the reply was lost")
+	}))
+	row, err := db.SetPrice(context.Background(), "Winter Orchard", 1600)
+	assert.ErrorContains(t, err, "committed, but: the reply was lost")
+	assert.Equal(t, Row{Book: "Winter Orchard", Price: 1600, Version: 2}, seen, "the hook sees the commit")
+	assert.Equal(t, seen, row)
+	// Outside the transaction: a second write does not wait for the hook.
+	held, done := make(chan struct{}), make(chan struct{})
+	db2 := New(WithCost(0), WithCommittedHook(func(ctx context.Context, book string) error {
+		if book == "Salt and Stone" {
+			close(held)
+			<-done
+		}
+		return nil
+	}))
+	go func() { _, _ = db2.SetPrice(context.Background(), "Salt and Stone", 1) }()
+	<-held
+	_, err = db2.SetPrice(context.Background(), "Winter Orchard", 2)
+	assert.NoError(t, err)
+	close(done)
 }
