@@ -27,7 +27,7 @@ import (
 // prints them: what it checks and catches, and the function that decides it.
 var checks = []harness.Check[NewShop]{
 	{Info: check.Info{ID: "invalidate", Name: "once a write has returned and its message has arrived, no instance serves the old price",
-		Catches: "copies with a time to live and nothing else, a write that publishes nothing, and a message the instances do not act on"}, Run: Invalidate},
+		Catches: "copies with a time to live and nothing else, a write that publishes nothing, a message the instances do not act on, and one they cannot read when the book's name holds its separator (a colon)"}, Run: Invalidate},
 	{Info: check.Info{ID: "write-steps", Name: "a visitor in the middle of a write, before its commit or between its steps after it, leaves no old copy",
 		Catches: "a message, or a drop of the copies, sent before the commit or before the tombstone, with the next fill stored regardless"}, Run: WriteSteps},
 	{Info: check.Info{ID: "crossing", Name: "a fill that read the old price before a write's message does not store it after",

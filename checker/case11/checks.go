@@ -26,12 +26,14 @@ const burst = 20
 // Invalidate checks that once a write has returned and its message has
 // reached the fleet, no instance serves the old price. Three instances
 // each hold a copy of the old price; shop-1 writes; then a visitor of each
-// asks. It catches copies with a time to live and nothing else (the
+// asks. The book is oddBook, whose name holds a colon, spaces and other
+// separators. It catches copies with a time to live and nothing else (the
 // shipped code), a write that publishes nothing or on another channel, a
-// message the instances cannot read, and an instance that drops only the
-// copy of the writer.
+// message the instances cannot read (c11-colon-title: "book:version" cut
+// at the first colon), and an instance that drops only the copy of the
+// writer.
 func Invalidate(h *harness.H, newShop NewShop) check.Verdict {
-	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
+	s, err := newSceneOf(h, newShop, 3, setting{reads: fleet.HoldCalls(), commits: fleet.HoldCalls(), book: oddBook})
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
@@ -55,8 +57,9 @@ func Invalidate(h *harness.H, newShop NewShop) check.Verdict {
 		case s.Published(0, since) == "nothing":
 			msg += "The write published nothing on the channel New is given: after its commit and its tombstone, announce the book and its new version. "
 		default:
-			msg += fmt.Sprintf("The write published %s, and %d instances were subscribed; an instance must drop its copy of the book on that message. ",
-				s.Published(0, since), s.Subscribed())
+			msg += fmt.Sprintf("The write published %s, and %d instances were subscribed; an instance must drop its copy of the book on that message. "+
+				"The book was %q: a book's name is any string, so a message must carry it whole, whatever separators it holds (cut where "+
+				"the name cannot be: before it, or after the last separator). ", s.Published(0, since), s.Subscribed(), s.book)
 		}
 		return msg + "A copy that only expires serves the old price for the rest of its time to live, each instance for a time of its own."
 	})
@@ -193,6 +196,11 @@ func Crossing(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	if len(played) == 0 {
 		return check.Skipped("shop-2's fetch was never held: it sent Redis no command that names a key, and never read the row")
+	}
+	if v, ok := crossedTwice(h, newShop); !v.Pass {
+		return v
+	} else if ok {
+		played = append(played, v.Figure)
 	}
 	landed := 0
 	for _, lead := range leads {
@@ -334,6 +342,75 @@ func crossing(h *harness.H, newShop NewShop, fromRedis bool) (v check.Verdict, o
 	}), true
 }
 
+// crossedTwice is Crossing's scene of a second fill: shop-2's fetch is
+// held once Redis has answered it with the old price; shop-1 writes, and
+// its message reaches shop-2; then a second visitor of shop-2 asks, and is
+// given the time of a read of the row to be served; then the first fetch
+// lands. The second visitor came after the message: it must get the new
+// price, and so must a visitor after the first fetch landed. It catches a
+// message that leaves the fetch under way on the table, so that a visitor
+// after it shares what that fetch read before it
+// (c11-invalidate-keeps-flight), and a floor forgotten once a copy is
+// stored at it, so that the older fetch landing after the newer one stores
+// the old price over the new (c11-floor-pruned). ok is false when the
+// fetch was never held.
+func crossedTwice(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	if v := s.Warm(2); !v.Pass { // Redis holds the old price, shop-2 no copy
+		return v, false
+	}
+	answer := s.holdAnswer(1)
+	first := s.Read(1)
+	if err := s.Drive(func() bool { return answer.Reached() || first.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitor was"), false
+	}
+	if !answer.Reached() {
+		return check.Passed(""), false
+	}
+	if v := s.WriteDone(0, newPrice); !v.Pass {
+		return v, false
+	}
+	// The second visitor: the time of one read of the row (Redis holds
+	// the write's tombstone) to be served, or to wait for the held fetch.
+	second := s.Read(1)
+	err = s.Drive(second.Done, catalog.QueryCost+50*time.Millisecond)
+	var st *harness.Stuck
+	if err != nil && !errors.Is(err, fleet.ErrNoBound) && !(errors.As(err, &st) && st.Cause == harness.Deadlocked) {
+		return stuckVerdict(err), true
+	}
+	answer.Release()
+	if err := s.Drive(func() bool { return first.Done() && second.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-2's visitors were"), true
+	}
+	if v := gotOne(first, "shop-2's visitor whose fetch the write crossed", oldPrice, newPrice); !v.Pass {
+		return v, true
+	}
+	who := "shop-2's visitor who came once the write had returned and its message had arrived"
+	if o := second.Outcomes()[0]; o.Panic == "" && o.Err == nil && o.Value == oldPrice {
+		return check.Failed("a visitor after the message served the old price", fmt.Sprintf("shop-2's visitor missed "+
+			"its copy, and its fetch was held once Redis had answered it with the old price. Meanwhile shop-1's write "+
+			"of %s committed, returned, and its message reached shop-2. Then %s got %s: it shared the fetch that had "+
+			"read the old price before the message. A message makes every fetch of its book under way old for the "+
+			"visitors after it: take it off the table (those already waiting get what it read; it is not stored), so "+
+			"that the next visitor starts a fetch of its own", cents(newPrice), who, cents(oldPrice))), true
+	}
+	if v := gotOne(second, who, newPrice); !v.Pass {
+		return v, true
+	}
+	return s.Served("a second visitor after the write, then the first fetch landing", []int{1}, func([]string) string {
+		return fmt.Sprintf("shop-2's visitor missed its copy, and its fetch was held once Redis had answered it with "+
+			"the old price. Meanwhile shop-1's write of %s committed, returned, and its message reached shop-2; then a "+
+			"second visitor of shop-2 fetched and got the new price. Then the first fetch landed, and a visitor after "+
+			"it got the old price: the first fetch stored what it read before the message over the newer copy. Keep "+
+			"the newest version each message announced for as long as an older fetch may land (do not forget it "+
+			"when a copy is stored at it), and store a copy only if it is not older", cents(newPrice))
+	}), true
+}
+
 // LateMessage checks that a write's message that arrives after a newer
 // write's does not bring the older price back. Shop-1 writes and is held
 // just before its PUBLISH; shop-2's visitor misses, finds the write's
@@ -345,6 +422,71 @@ func crossing(h *harness.H, newShop NewShop, fromRedis bool) (v check.Verdict, o
 // message lowers it, and the fetch is stored), and a message that carries
 // a price into the copies with no version to compare.
 func LateMessage(h *harness.H, newShop NewShop) check.Verdict {
+	v := lateMessage(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	w := lateReply(h, newShop)
+	if !w.Pass {
+		return w
+	}
+	return check.Passed(v.Figure + "; " + w.Figure)
+}
+
+// lateReply is LateMessage's second scene: two writes of the book on two
+// instances. Shop-1's write commits and the reply is held (the commit
+// stands, and shop-1 does not know it yet); shop-2 writes a newer price,
+// and its message reaches both; then shop-1 hears back and finishes its
+// write. Both instances must serve the newest price. It catches a write
+// that puts its own price in its instance's copy without the floor's say
+// (c11-write-through): shop-1 stores the older price after the newer
+// write's message, and serves it for the copy's life.
+func lateReply(h *harness.H, newShop NewShop) check.Verdict {
+	replies := fleet.HoldCalls(1)
+	s, err := newSceneOf(h, newShop, 2, setting{reads: fleet.HoldCalls(), commits: fleet.HoldCalls(), replies: replies})
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	if v := s.Warm(0, 1); !v.Pass {
+		return v
+	}
+	m := s.Mark()
+	w := s.Write(0, newPrice)
+	if err := s.Drive(func() bool { return replies.Calls() > 0 || w.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was")
+	}
+	if replies.Calls() == 0 {
+		if v := wrote(w, "shop-1's write"); !v.Pass {
+			return v
+		}
+		return check.Skipped("shop-1's write never committed")
+	}
+	if v := s.WriteDone(1, newest); !v.Pass {
+		return v
+	}
+	replies.OpenAll()
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was")
+	}
+	if v := wrote(w, "shop-1's write"); !v.Pass {
+		return v
+	}
+	if v := s.Delivered(m); !v.Pass {
+		return v
+	}
+	return s.Served("two writes, the first one's reply held after its commit", all(2), func(stale []string) string {
+		return fmt.Sprintf("shop-1 wrote %s, and the database's reply was held once the write had committed; meanwhile "+
+			"shop-2 wrote %s, and its message reached both instances. Then shop-1 heard back from its commit and "+
+			"finished its write, and after that %s served an older price than %s. A write must not put its own price "+
+			"in its instance's copy on its own say: a newer write's message may have come while its commit's reply was "+
+			"on its way. Leave the copy to the next fill, or store the write's price only if its version is not below "+
+			"the highest a message announced.", cents(newPrice), cents(newest), strings.Join(stale, ", "), cents(newest))
+	})
+}
+
+// lateMessage is LateMessage's first scene.
+func lateMessage(h *harness.H, newShop NewShop) check.Verdict {
 	// The warm-up reads the row once (shop-3); the second read, shop-2's,
 	// waits at its gate.
 	s, err := newScene(h, newShop, 3, fleet.HoldCalls(2), fleet.HoldCalls())

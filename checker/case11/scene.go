@@ -39,6 +39,10 @@ const (
 	oldPrice = 1299
 	newPrice = 1499
 	newest   = 1699
+	// oddBook is a book whose name holds the separators a message's
+	// format may use: a colon, spaces, a bar, a slash, a comma, a hash,
+	// and digits at its end. A name is any string.
+	oddBook = "Tales: Old & New | Vol. 2/3, #1 10"
 )
 
 // The scenes' sizes and bounds.
@@ -62,6 +66,12 @@ type scene struct {
 	db      *catalog.DB
 	reads   *fleet.RowGates
 	commits *fleet.RowGates
+	// replies holds writes once committed, before the shop hears back
+	// (catalog.WithCommittedHook); nil for none.
+	replies *fleet.RowGates
+	// book is the book the scene's visitors read and write: the constant
+	// book, or oddBook.
+	book    string
 	newShop NewShop
 	channel string
 	shops   []Shop
@@ -80,29 +90,50 @@ type scene struct {
 // them settle, so that each has subscribed (if it does) before the scene's
 // first visitor.
 func newScene(h *harness.H, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
+	return newSceneOf(h, newShop, n, setting{reads: reads, commits: commits})
+}
+
+// setting is what a scene holds and which book it plays with.
+type setting struct {
+	reads, commits *fleet.RowGates
+	replies        *fleet.RowGates // nil: no write's reply is held
+	book           string          // "": the constant book
+}
+
+// newSceneOf is newScene with a setting of its own.
+func newSceneOf(h *harness.H, newShop NewShop, n int, set setting) (*scene, error) {
 	w, err := fleet.Open(h.Context(), fleet.ServerURL())
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: reads, commits: commits,
-		newShop: newShop, channel: newChannel(w)}
+	if set.book == "" {
+		set.book = book
+	}
+	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: set.reads,
+		commits: set.commits, replies: set.replies, book: set.book, newShop: newShop, channel: newChannel(w)}
 	s.listening, s.stop = context.WithCancel(h.Context())
 	s.db = newDB(s)
 	// The book's row is written until its version is 9, with no gate
 	// armed, so that the scene's first write makes it 10: a version
 	// compared as text puts "9" after "10".
-	commits.Off.Store(true)
+	s.commits.Off.Store(true)
+	if s.replies != nil {
+		s.replies.Off.Store(true)
+	}
 	for {
-		row, _ := s.db.Peek(book)
+		row, _ := s.db.Peek(s.book)
 		if row.Version >= 9 {
 			break
 		}
-		if _, err := s.db.SetPrice(h.Context(), book, oldPrice); err != nil {
+		if _, err := s.db.SetPrice(h.Context(), s.book, oldPrice); err != nil {
 			w.Close()
 			return nil, err
 		}
 	}
-	commits.Off.Store(false)
+	s.commits.Off.Store(false)
+	if s.replies != nil {
+		s.replies.Off.Store(false)
+	}
 	for range n {
 		s.add()
 	}
@@ -121,10 +152,18 @@ func newChannel(w *fleet.World) string {
 }
 
 // newDB returns a scene's database: a read of a row takes the shop's 0.2 s
-// on the scene's clock, through the scene's gates.
+// on the scene's clock, through the scene's gates; a scene played with
+// oddBook has that book too, at the old price.
 func newDB(s *scene) *catalog.DB {
-	return catalog.New(catalog.WithCost(catalog.QueryCost), catalog.WithClock(s.Clock),
-		catalog.WithReadHook(s.reads.Hook), catalog.WithCommitHook(s.commits.Hook))
+	opts := []catalog.Option{catalog.WithCost(catalog.QueryCost), catalog.WithClock(s.Clock),
+		catalog.WithReadHook(s.reads.Hook), catalog.WithCommitHook(s.commits.Hook)}
+	if s.replies != nil {
+		opts = append(opts, catalog.WithCommittedHook(s.replies.Hook))
+	}
+	if s.book != book {
+		opts = append(opts, catalog.WithBook(s.book, oldPrice))
+	}
+	return catalog.New(opts...)
 }
 
 // add starts one more instance, listening, and returns its index.
@@ -181,7 +220,7 @@ func (s *scene) Read(i int) *harness.Crowd[int] { return s.Reads(i, 1) }
 // Reads starts n visitors of instance i asking for the book's price.
 func (s *scene) Reads(i, n int) *harness.Crowd[int] {
 	shop := s.shops[i]
-	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
+	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, s.book) })
 }
 
 // ReadLeaving starts one visitor of instance i asking for the book's
@@ -194,7 +233,7 @@ func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(gone, cancel)()
-		return shop.Price(ctx, book)
+		return shop.Price(ctx, s.book)
 	})
 	return c, leave
 }
@@ -202,7 +241,7 @@ func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
 // Write starts one visitor of instance i setting the book's price.
 func (s *scene) Write(i, price int) *harness.Crowd[int] {
 	shop := s.shops[i]
-	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, book, price) })
+	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, s.book, price) })
 }
 
 // visit starts a crowd and waits until every visitor has started.
@@ -330,7 +369,7 @@ func (s *scene) Served(figure string, instances []int, why func(stale []string) 
 
 // Truth returns the book's committed row.
 func (s *scene) Truth() catalog.Row {
-	row, _ := s.db.Peek(book)
+	row, _ := s.db.Peek(s.book)
 	return row
 }
 
