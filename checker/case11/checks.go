@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -777,6 +778,102 @@ func (s *scene) writeWhileCut(i, price int) (cut bool, v check.Verdict) {
 // sent on the writer's own context, which a server cancels the moment its
 // client hangs up: the commit stands, and nobody hears of it.
 func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	v := writerLeaves(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	w, ok := writerOutOfTime(h, newShop)
+	if !w.Pass {
+		return w
+	}
+	if ok {
+		return check.Passed(v.Figure + "; " + w.Figure)
+	}
+	return v
+}
+
+// pastDeadline is a visitor's context whose deadline is already behind it
+// when the checker ends it, as a server's is when a request runs out of
+// time during a commit: Deadline says the moment it was made, and Done
+// closes at end.
+type pastDeadline struct {
+	context.Context // the visitor's, for its values
+	at              time.Time
+	done            chan struct{}
+	once            sync.Once
+}
+
+func newPastDeadline(parent context.Context) *pastDeadline {
+	return &pastDeadline{Context: parent, at: time.Now(), done: make(chan struct{})}
+}
+
+func (c *pastDeadline) Deadline() (time.Time, bool) { return c.at, true }
+func (c *pastDeadline) Done() <-chan struct{}       { return c.done }
+
+func (c *pastDeadline) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (c *pastDeadline) end() { c.once.Do(func() { close(c.done) }) }
+
+// writerOutOfTime is WriterLeaves's second scene: shop-1's write is
+// committed as its visitor's deadline passes; then a visitor of each
+// instance asks. It catches a tombstone and a PUBLISH sent on a context
+// detached from the visitor's cancel but given its deadline back
+// (c11-writer-keeps-deadline): past that deadline they fail at once, the
+// commit stands, and nobody hears of it. ok is false when the write did
+// not commit (code that gives its database call a deadline of the
+// visitor's, which has passed before it begins).
+func writerOutOfTime(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
+	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	if v := s.Warm(0, 1, 2); !v.Pass {
+		return v, false
+	}
+	var out atomic.Pointer[pastDeadline]
+	s.commits.Then = func(context.Context, string) error { // set before any write comes
+		if c := out.Load(); c != nil {
+			c.end()
+		}
+		return nil
+	}
+	m := s.Mark()
+	shop := s.shops[0]
+	w := s.visit(1, func(ctx context.Context) (int, error) {
+		c := newPastDeadline(ctx)
+		out.Store(c)
+		return newPrice, shop.SetPrice(c, book, newPrice)
+	})
+	if err := s.Drive(w.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's write was"), false
+	}
+	if p := w.Panicked(); p != "" {
+		return check.Failed("", "shop-1's write panicked: "+p), false
+	}
+	if s.Truth().Price != newPrice {
+		return check.Passed(""), false
+	}
+	if v := s.Delivered(m); !v.Pass {
+		return v, true
+	}
+	return s.Served("a write whose visitor's deadline passed at its commit", all(3), func(stale []string) string {
+		return fmt.Sprintf("shop-1's write of %s committed as its visitor's deadline passed, and then %s still served "+
+			"the old price. The commit stands whatever the visitor's deadline says: send the tombstone and the message "+
+			"on a context of the write's own, detached from the visitor's (context.WithoutCancel drops its deadline "+
+			"too), with a deadline of the write's own, not the visitor's.", cents(newPrice), strings.Join(stale, ", "))
+	}), true
+}
+
+// writerLeaves is WriterLeaves's first scene.
+func writerLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
@@ -960,6 +1057,75 @@ func ListenReturns(h *harness.H, newShop NewShop) check.Verdict {
 // than 10 s (the shipped code's 30 s), and one whose time to live starts
 // again at each hit.
 func LocalTTL(h *harness.H, newShop NewShop) check.Verdict {
+	v := localTTL(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	w := expiredWhileDown(h, newShop)
+	if !w.Pass {
+		return w
+	}
+	return check.Passed(v.Figure + "; " + w.Figure)
+}
+
+// errRedisDown is what a command returns while expiredWhileDown's Redis
+// fails every command.
+var errRedisDown = errors.New("read tcp 127.0.0.1:6379: i/o timeout (planned by the checker)")
+
+// expiredWhileDown is LocalTTL's second scene: shop-1 holds a copy; the
+// row changes and Redis's key goes, with no message; then Redis fails
+// every command of shop-1's, and 10 s after the copy was filled a visitor
+// asks. It may get an error, or the new price from the row; not the old
+// price from a copy past its time. It catches a copy served past its time
+// to live whenever the fetch that should replace it fails
+// (c11-stale-on-error): through a Redis outage, which loses every message
+// too, each instance serves what it had before it, for as long as the
+// outage lasts.
+func expiredWhileDown(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 1, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	if v := s.Warm(0); !v.Pass {
+		return v
+	}
+	// The copy's 10 s count from now, as in localTTL.
+	if _, err := s.db.SetPrice(h.Context(), book, newPrice); err != nil {
+		return check.Failed("", "the checker could not change the row: "+err.Error())
+	}
+	if err := s.World.DeleteAll(h.Context()); err != nil {
+		return fleet.Unreachable(err)
+	}
+	s.taps[0].Fail(fleet.Command.Keyed, errRedisDown, -1)
+	if err := s.Elapse(maxLocal + time.Millisecond); err != nil {
+		return stuckVerdict(err)
+	}
+	r := s.Read(0)
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor was")
+	}
+	figure := "a copy past its time, Redis down"
+	o := r.Outcomes()[0]
+	if o.Panic != "" {
+		return check.Failed(figure, "shop-1's visitor's call panicked: "+o.Panic)
+	}
+	if o.Err == nil && o.Value == oldPrice {
+		return check.Failed(figure, fmt.Sprintf("the row changed to %s with no message (as after a message lost), and "+
+			"then Redis failed every command of shop-1's. %.0f s after shop-1 filled its copy, a visitor got %s from "+
+			"it: the copy was served past its time because the fetch that should have replaced it failed. A Redis "+
+			"outage loses the messages too, so every instance would serve what it had before it for as long as the "+
+			"outage lasts. A copy past its time is not a price: answer the fetch's error (or read the row).",
+			cents(newPrice), (maxLocal+time.Millisecond).Seconds(), cents(oldPrice)))
+	}
+	if o.Err == nil && o.Value != newPrice {
+		return check.Failed(figure, fmt.Sprintf("shop-1's visitor got %s; the price was %s", cents(o.Value), cents(newPrice)))
+	}
+	return check.Passed(figure)
+}
+
+// localTTL is LocalTTL's first scene.
+func localTTL(h *harness.H, newShop NewShop) check.Verdict {
 	s, err := newScene(h, newShop, 1, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
@@ -1142,7 +1308,147 @@ func OneRead(h *harness.H, newShop NewShop) check.Verdict {
 	if !v.Pass {
 		return v
 	}
-	return check.Passed(strings.Join(append(figures, v.Figure), "; "))
+	figures = append(figures, v.Figure)
+	if v := oneReadLeaving(h, newShop); !v.Pass {
+		return v
+	} else if v.Figure != "" {
+		figures = append(figures, v.Figure)
+	}
+	played := 0
+	for _, lead := range stepLeads {
+		for _, reverse := range []bool{false, true} {
+			v, ok := oneReadInStep(h, newShop, reverse, lead)
+			if !v.Pass {
+				return v
+			}
+			if ok {
+				played++
+			}
+		}
+	}
+	if played > 0 {
+		figures = append(figures, fmt.Sprintf("two visitors missing at one instant, in lockstep: one read of Redis in %d plays", played))
+	}
+	return check.Passed(strings.Join(figures, "; "))
+}
+
+// oneReadLeaving is OneRead's scene of a visitor who leaves: Redis is
+// empty and the row's reads are held; shop-1's first visitor misses and
+// starts the fetch, a second joins it, the first leaves, and then a third
+// comes. The fetch is still the second's: the third must share it, one
+// read of the row in all, and both must get the price. It catches a fetch
+// taken off the table when the visitor who started it leaves
+// (c11-leaver-drops-flight): each visitor who gives up on a slow read
+// makes the next one start another, as many reads of the row at once as
+// visitors came and left. Its figure is "" when the first visitor's fetch
+// never reached the row.
+func oneReadLeaving(h *harness.H, newShop NewShop) check.Verdict {
+	reads := fleet.HoldEvery()
+	s, err := newScene(h, newShop, 1, reads, fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	rowsBefore := s.db.RowReads(book)
+	first, leave := s.ReadLeaving(0)
+	if err := s.Drive(func() bool { return reads.Calls() > 0 || first.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's first visitor was")
+	}
+	if reads.Calls() == 0 {
+		return check.Passed("")
+	}
+	second := s.Read(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	leave()
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	third := s.Read(0)
+	if err := s.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	reads.OpenAll()
+	if err := s.Drive(func() bool { return first.Done() && second.Done() && third.Done() }, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitors were")
+	}
+	if v := gotOne(second, "shop-1's second visitor, who stayed", oldPrice); !v.Pass {
+		return v
+	}
+	if v := gotOne(third, "shop-1's third visitor", oldPrice); !v.Pass {
+		return v
+	}
+	n := s.db.RowReads(book) - rowsBefore
+	figure := fmt.Sprintf("a fetch's first visitor gone, another waiting, a third coming: %s of the row", fleet.Count(n, "read"))
+	if n > 1 {
+		return check.Failed(figure, fmt.Sprintf("with Redis empty, shop-1's first visitor missed and its fetch read the row "+
+			"(held there); a second visitor joined it; then the first left (its context cancelled), and a third came. "+
+			"The row was read %d times: the fetch was the second visitor's too, and the third should have shared it. A "+
+			"visitor who leaves takes only itself away: leave the fetch on the table for as long as anyone waits on it "+
+			"(or, if the last one leaves, end it), or every visitor who gives up on a slow read makes the next one start "+
+			"another.", n))
+	}
+	return check.Passed(figure)
+}
+
+// stepLeads are the head starts oneReadInStep plays.
+var stepLeads = []int{0, 1, 2, 3}
+
+// oneReadInStep is OneRead's scene of two visitors of shop-1 who miss at
+// one instant, taking turns one statement each (point.LockstepAfter, the
+// first lead steps ahead): Redis holds the price, and shop-1's commands
+// wait until both have come. At most one read of Redis. It catches a look
+// for a fetch under one lock and its start under another
+// (c11-flight-check-then-act): both look before either starts, and each
+// starts its own. ok is false when shop-1 sent Redis nothing.
+func oneReadInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (check.Verdict, bool) {
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer s.Close()
+	if v := s.Warm(1); !v.Pass { // Redis holds the price, shop-1 no copy
+		return v, false
+	}
+	since := len(s.taps[0].Log())
+	resume := s.taps[0].Pause()
+	defer resume()
+	var r *harness.Crowd[int]
+	v := h.Under(point.LockstepAfter(reverse, lead), func() check.Verdict {
+		r = s.Reads(0, 2)
+		if err := s.Settle(); err != nil {
+			return stuckVerdict(err)
+		}
+		return check.Passed("")
+	})
+	resume()
+	if !v.Pass {
+		return v, true
+	}
+	if err := s.Drive(r.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's two visitors were"), true
+	}
+	if v := gotOne(r, "a visitor of shop-1", oldPrice); !v.Pass {
+		return v, true
+	}
+	n := 0
+	for _, c := range s.sent(0, since) {
+		if fleet.ReadOnly(c.Name) && len(c.Keys) > 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return check.Passed(""), false
+	}
+	if n > 1 {
+		return check.Failed(fmt.Sprintf("%d reads of Redis for two visitors in lockstep", n), fmt.Sprintf("two visitors of "+
+			"shop-1 missed its copy at one instant, taking turns one statement each, and shop-1 read Redis %d times "+
+			"for them (%s): each looked for a fetch under way, found none, and started its own. Look for the fetch "+
+			"and put yours on the table in one critical section, so that the second visitor finds the first one's.",
+			n, s.sentAfter(0, since))), true
+	}
+	return check.Passed(""), true
 }
 
 func oneRead(h *harness.H, newShop NewShop, warm bool) check.Verdict {

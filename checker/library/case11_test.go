@@ -61,6 +61,16 @@ var _ = register(11,
 	// A write that stores its own price in its copy: late-message's
 	// second scene holds its commit's reply while a newer write goes by.
 	entry{dir: "wrong/write-through", fails: []string{"late-message"}},
+	// A flight looked for under one lock and started under another, and
+	// one dropped by the visitor who started it when it leaves: one-read's
+	// two visitors in lockstep, and its visitor who leaves.
+	entry{dir: "wrong/flight-check-then-act", fails: []string{"one-read"}},
+	entry{dir: "wrong/leaver-drops-flight", fails: []string{"one-read"}},
+	// A copy served past its time when its fetch fails (local-ttl's copy
+	// runs out while Redis is down), and a write's news sent with the
+	// visitor's deadline (writer-leaves's deadline passes at the commit).
+	entry{dir: "wrong/stale-on-error", fails: []string{"local-ttl"}},
+	entry{dir: "wrong/writer-keeps-deadline", fails: []string{"writer-leaves"}},
 	// Right answers written otherwise.
 	entry{dir: "right/generation"},
 )
