@@ -160,7 +160,7 @@ func newDB(s *scene) *catalog.DB {
 	if s.replies != nil {
 		opts = append(opts, catalog.WithCommittedHook(s.replies.Hook))
 	}
-	if s.book != book {
+	if s.book != "" && s.book != book {
 		opts = append(opts, catalog.WithBook(s.book, oldPrice))
 	}
 	return catalog.New(opts...)
@@ -203,6 +203,9 @@ func (s *scene) addOn(t *fleet.Tap, rdb *redis.Client) int {
 func (s *scene) Close() {
 	s.reads.OpenAll()
 	s.commits.OpenAll()
+	if s.replies != nil {
+		s.replies.OpenAll()
+	}
 	for _, t := range s.taps {
 		t.Disarm()
 	}

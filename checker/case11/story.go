@@ -81,7 +81,7 @@ func tell(ctx context.Context, url string, newShop NewShop) (*told, error) {
 		return nil, err
 	}
 	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: fleet.NewExactClock()}, reads: fleet.HoldCalls(), commits: fleet.HoldCalls(),
-		newShop: newShop, channel: newChannel(w)}
+		book: book, newShop: newShop, channel: newChannel(w)}
 	s.listening, s.stop = context.WithCancel(ctx)
 	s.db = newDB(s)
 	defer s.Close()
