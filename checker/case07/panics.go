@@ -15,9 +15,10 @@ import (
 // literal, so that the list of checks names it in one line.
 var panicInfo = check.Info{
 	ID:   "panic",
-	Name: "a recompute that panics neither crashes the shop nor stops the refreshes: the list is refreshed again",
-	Catches: "a background recompute with no recover, where a panic ends the whole program, and a recover that " +
-		"leaves the flight in the table, so that no recompute ever starts again",
+	Name: "a recompute that fails or panics neither crashes the shop nor stops the refreshes: the list is refreshed again",
+	Catches: "a background recompute with no recover, where a panic ends the whole program, a recover that " +
+		"leaves the flight in the table, so that no recompute ever starts again, and a query that returns an " +
+		"error whose flight is left in the table, so that every reader after it gets that error for ever",
 }
 
 // panicValue is what the panicking query panics with.
@@ -30,6 +31,7 @@ const panicValue = "catalog driver: nil connection in pool"
 // list, and the list must be fresh when the traffic ends. A read that gets
 // an error, or a panic of its own, before the next good recompute has
 // finished is allowed: it may have been the read that ran the query.
+// Then it plays failingQueries: queries that return an error instead.
 func Panics(h *harness.H, newShop New) check.Verdict {
 	tr := traffic
 	tr.span = 4 * tr.shop.ttl
@@ -74,7 +76,11 @@ func Panics(h *harness.H, newShop New) check.Verdict {
 	if last := rs[len(rs)-1]; !good.freshAt(last.arrived) {
 		return check.Failed(figure, "when the traffic ended the list had expired and not been refreshed: the refreshes stopped after the panic")
 	}
-	return check.Passed(figure)
+	v := failingQueries(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	return check.Passed(figure + "; " + v.Figure)
 }
 
 // openPanicking is open with a database whose query number bad (from 1)
