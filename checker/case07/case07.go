@@ -33,6 +33,7 @@ var checks = []harness.Check[New]{
 		Catches: "beta ignored, or divided by instead of multiplied"}, Run: Beta},
 	{Info: check.Info{ID: "one-flight", Name: "only one recompute runs at a time for a key",
 		Catches: "XFetch without single-flight: two readers who both draw an early recompute both run it"}, Run: OneFlight},
+	{Info: starterInfo, Run: StarterLeaves},
 	{Info: ExploreInfo, Run: Explore},
 	{Info: panicInfo, Run: Panics},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,

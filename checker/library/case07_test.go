@@ -22,7 +22,9 @@ var _ = register(7,
 	entry{dir: "wrong/logzerosecs", fails: []string{"late"}},
 	entry{dir: "wrong/logzeroratio", fails: []string{"late"}},
 	// A second recompute started past expiry (hole 8).
-	entry{dir: "wrong/missgroup", fails: []string{"one-flight", "panic"}}, // its early refresh has no recover
+	// Its early refresh has no recover, and its miss's singleflight.Do runs
+	// the query on the first caller's context (starter-leaves).
+	entry{dir: "wrong/missgroup", fails: []string{"one-flight", "panic", "starter-leaves"}},
 	entry{dir: "wrong/misslock", fails: []string{"one-flight"}},
 	// The in-flight mark set by the recompute's own goroutine (hole 9).
 	// The window between a reader's decision and the flag its spawned
@@ -34,16 +36,19 @@ var _ = register(7,
 	// readers drawing at one instant, in lockstep (one-flight).
 	entry{dir: "wrong/launch-no-relook", fails: []string{"one-flight"}},
 	// The recompute on its reader's context, which a server cancels as the
-	// reader is answered: every check of the traffic sees the list expire.
-	entry{dir: "wrong/reader-ctx", fails: []string{"no-wait", "per-window", "late", "one-flight", "explore"}},
+	// reader is answered: every check of the traffic sees the list expire,
+	// and a miss's starter who leaves fails its waiters (starter-leaves).
+	entry{dir: "wrong/reader-ctx", fails: []string{"no-wait", "per-window", "late", "one-flight", "starter-leaves", "explore"}},
 	entry{dir: "wrong/flagatomic", fails: []string{"one-flight"}},
 	// Draws that do not vary from read to read (hole 10).
 	entry{dir: "wrong/meanhead", fails: []string{"late", "delta", "beta"}},
 	entry{dir: "wrong/ownseed", fails: []string{"delta", "beta"}},
 	entry{dir: "wrong/onceu", fails: []string{"no-wait", "late", "explore"}},
-	// A failed query's flight left in the table, written blind for issue
-	// 26: panic's traffic has queries that return an error.
+	// Written blind for issue 26 (round 11): a failed query's flight left
+	// in the table (panic's traffic has queries that return an error), and
+	// a miss's recompute on its starter's context (starter-leaves).
 	entry{dir: "wrong/error-keeps-flight", fails: []string{"panic"}},
+	entry{dir: "wrong/miss-on-reader-ctx", fails: []string{"starter-leaves"}},
 	entry{dir: "right/inline"},
 	entry{dir: "right/redraw"},
 	entry{dir: "right/xsync"},

@@ -5,7 +5,11 @@
 // joins that recompute instead of starting another. It draws u at the top
 // of every read, hit or miss, a different order of draws from the
 // reference. The call recovers a panicking query, as mixing Do and
-// DoChan on one key requires.
+// DoChan on one key requires, and runs its query on a context its first
+// caller's cancellation does not reach, on a miss as for an early
+// recompute: Do runs the call on its first caller's goroutine, and a
+// query on that caller's context failed every joiner when it left (the
+// check starter-leaves, issue 26).
 //
 // Verdict: passes every check.
 package xsync
@@ -61,7 +65,11 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		}
 		return e.books, nil
 	}
-	v, err, _ := s.group.Do(shelf, s.recompute(ctx, shelf, true))
+	// The call is every joiner's, not its first caller's: its query runs
+	// on a context that caller's leaving does not cancel. (Do keeps the
+	// caller until the call ends; a caller that must be able to leave
+	// waits on DoChan in a select instead.)
+	v, err, _ := s.group.Do(shelf, s.recompute(context.WithoutCancel(ctx), shelf, true))
 	if err != nil {
 		return nil, err
 	}
