@@ -3,6 +3,7 @@ package case07
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -35,4 +36,42 @@ func TestBoundsFailACorrectRuleRarely(t *testing.T) {
 	assert.Equal(t, [2]int{6, 54}, [2]int{lo, hi})
 	lo, hi = bounds(probes, math.Exp(-0.5))
 	assert.Equal(t, [2]int{86, 155}, [2]int{lo, hi})
+}
+
+// TestShelfFloor holds the probe of two shelves to its doc comment: a
+// right rule falls below the floor with a chance below shelfTail, for
+// either dating of expiry, Delta as a whole fails a right rule with a
+// chance below 1e-6, and a rule with the fast shelf's delta reaches the
+// floor with a chance below 1e-26.
+func TestShelfFloor(t *testing.T) {
+	binom := func(n, k int, p float64) float64 {
+		lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+		return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	}
+	below := func(k int, p float64) float64 {
+		s := 0.0
+		for i := range k {
+			s += binom(probes, i, p)
+		}
+		return s
+	}
+	floor := shelfFloor()
+	right := chanceAt(shelfConfig, shelfLeft)
+	fromStart := math.Exp(-(shelfLeft - slowCost).Seconds() / (slowCost.Seconds() * shelfConfig.beta))
+	assert.LessOrEqual(t, below(floor, right), shelfTail)
+	assert.Greater(t, below(floor+1, right), shelfTail, "the floor is not the largest such bound")
+	assert.LessOrEqual(t, below(floor, fromStart), shelfTail)
+	assert.Less(t, 4*tail+shelfTail, 1e-6)
+	wrong := 0.0 // the fast shelf's delta, the larger chance of the two datings
+	for _, g := range []time.Duration{shelfLeft, shelfLeft - slowCost} {
+		p := math.Exp(-g.Seconds() / (fastCost.Seconds() * shelfConfig.beta))
+		above := 0.0
+		for k := floor; k <= probes; k++ {
+			above += binom(probes, k, p)
+		}
+		wrong = max(wrong, above)
+	}
+	assert.Less(t, wrong, 1e-26)
+	t.Logf("floor %d: a right rule below it with chance %.2g (%.2g from the start), the fast shelf's delta at or above it %.2g",
+		floor, below(floor, right), below(floor, fromStart), wrong)
 }

@@ -28,7 +28,7 @@ var checks = []harness.Check[New]{
 	{Info: check.Info{ID: "late", Name: "recomputes start late in the window, not as soon as the value is stored",
 		Catches: "a sign error in the rule, which recomputes on the first read after every store, and ln(u) with u able to be 0"}, Run: Late},
 	{Info: check.Info{ID: "delta", Name: "delta is measured: a slower recompute starts earlier",
-		Catches: "delta hard-coded, measured with the time package instead of the shop's clock, or a fixed refresh-ahead window"}, Run: Delta},
+		Catches: "delta hard-coded, measured with the time package instead of the shop's clock, a fixed refresh-ahead window, or one delta for the whole shop instead of one per shelf"}, Run: Delta},
 	{Info: check.Info{ID: "beta", Name: "beta is honoured: a larger beta starts earlier",
 		Catches: "beta ignored, or divided by instead of multiplied"}, Run: Beta},
 	{Info: check.Info{ID: "one-flight", Name: "only one recompute runs at a time for a key",

@@ -479,14 +479,20 @@ func compare(h *harness.H, newShop New, a, b shopConfig, label func(shopConfig) 
 }
 
 // Delta checks that delta is measured: with a slower query, more reads at
-// the same time before expiry start a recompute.
+// the same time before expiry start a recompute. Then it checks that
+// delta is the shelf's own: a slow shelf read after a fast shelf's
+// recompute still draws with its own delta (see shelfDelta).
 func Delta(h *harness.H, newShop New) check.Verdict {
 	fast := shopConfig{cost: time.Second, ttl: 30 * time.Second, beta: 1, seed: 11}
 	slow := fast
 	slow.cost = 4 * time.Second
-	return compare(h, newShop, fast, slow,
+	v := compare(h, newShop, fast, slow,
 		func(c shopConfig) string { return "a " + secs(c.cost) + " query" },
 		"A slower query needs a longer head start: delta must be how long the last recompute took, measured on the shop's clock and stored with the list.")
+	if !v.Pass {
+		return v
+	}
+	return shelfDelta(h, newShop, v)
 }
 
 // Beta checks that beta is honoured: with a larger beta, more reads at the
