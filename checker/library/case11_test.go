@@ -24,7 +24,9 @@ var _ = register(11,
 	entry{dir: "wrong/floor-assign", fails: []string{"late-message"}},
 	entry{dir: "wrong/writer-context", fails: []string{"writer-leaves"}},
 	entry{dir: "wrong/listen-range", fails: []string{"listen-returns"}},
-	entry{dir: "wrong/fetch-first-ctx", fails: []string{"fetch-faults"}},
+	// Its fetch ends with its first visitor: one-read's visitor who
+	// leaves takes the fetch from the one who stays, too.
+	entry{dir: "wrong/fetch-first-ctx", fails: []string{"fetch-faults", "one-read"}},
 	entry{dir: "wrong/failed-fetch-kept", fails: []string{"fetch-faults"}},
 	entry{dir: "wrong/fetch-no-deadline", fails: []string{"fetch-faults"}},
 	entry{dir: "wrong/floor-then-store", fails: []string{"switches", "crossing"}},
@@ -33,7 +35,9 @@ var _ = register(11,
 	entry{dir: "wrong/floor-strict", fails: []string{"local-hits"}},
 	entry{dir: "wrong/lock-across-fetch", fails: []string{"local-hits"}},
 	entry{dir: "wrong/first-sub-keeps", fails: []string{"reconnect"}},
-	entry{dir: "wrong/one-flight-per-shop", fails: []string{"one-read", "explore", "switches"}, server: realServerScenes},
+	// Its one fetch per instance is not taken off the table by a message
+	// about its book: crossing's second visitor shares the old price.
+	entry{dir: "wrong/one-flight-per-shop", fails: []string{"one-read", "crossing", "explore", "switches"}, server: realServerScenes},
 	entry{dir: "wrong/own-channel", fails: []string{"invalidate"}, server: &onServer{others: "on a real server every " +
 		"check's fleets publish on its one channel, side by side: another scene's messages, of its own versions, " +
 		"reach this scene's instances (the mistake itself)"}},
