@@ -85,7 +85,7 @@ var firstLeavesInfo = check.Info{
 	Name: "a visitor who leaves while its flight reads the source returns at once; the visitors who joined the " +
 		"flight still get the list, and the next instance is served from Redis",
 	Catches: "a flight run on its first visitor's context, so that the visitor's leaving cancels the query for " +
-		"everyone (wrong/flight-visitor-ctx); a flight that reads on a detached context but writes the list on " +
+		"everyone (wrong/flight-visitor-ctx), or on one that keeps its deadline (wrong/flight-keeps-visitor-deadline); a flight that reads on a detached context but writes the list on " +
 		"the visitor's, so that the write fails and the next instance reads again (wrong/flight-writes-visitor-ctx); " +
 		"a release on the visitor's context, which leaves the lock for the visitors behind it to wait out " +
 		"(wrong/retrylock-release-visitor-ctx); and a visitor who waits for the flight after its own context has " +
@@ -102,6 +102,25 @@ var firstLeavesInfo = check.Info{
 // a lock nobody holds any more. A shop whose later visitors do not join
 // the first one's flight is not staged: SKIP (per-instance judges it).
 func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	v := firstLeaves(h, newShop, false)
+	if !v.Pass {
+		return v
+	}
+	w := firstLeaves(h, newShop, true)
+	if !w.Pass || w.Skipped {
+		return w
+	}
+	return check.Passed(v.Figure + "; the same when the first visitor's deadline was reached as it came")
+}
+
+// firstLeaves is one scene of FirstLeaves: the first visitor's context is
+// cancelled, or, with deadline, its deadline is reached as it comes
+// (harness.PastDeadline, on the shops' clock) and it ends when the visitor
+// leaves. The second catches a flight that drops the visitor's cancel but
+// keeps its deadline (c06-flight-keeps-visitor-deadline): a request with
+// little time left takes the flight, and everyone who joined it, down
+// with it.
+func firstLeaves(h *harness.H, newShop NewShop, deadline bool) check.Verdict {
 	g, held := holdNth(1)
 	f, err := newFleet(h, newShop, 2, g)
 	if err != nil {
@@ -111,6 +130,11 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	gone, leave := context.WithCancel(context.Background())
 	defer leave()
 	first := f.VisitWith(1, func(ctx context.Context, _ int) ([]string, error) {
+		if deadline {
+			ctx, end := harness.PastDeadline(ctx, f.Clock.Now())
+			defer context.AfterFunc(gone, end)()
+			return f.shops[0].Top(ctx, catalog.Bestsellers)
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(gone, cancel)()
@@ -118,6 +142,13 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	})
 	if err := f.Settle(); err != nil {
 		return stuckVerdict(err)
+	}
+	if f.Reads() == 0 && deadline {
+		return check.Failed("the flight never read the source", "shop-1's first visitor came with its deadline "+
+			"reached (a request with no time left, its context not yet ended), and its flight never read the source: "+
+			"the flight took the visitor's deadline, and every visitor who joins it would be turned away with it. "+
+			"A flight works for every visitor waiting on it: run it on context.WithoutCancel, which drops the "+
+			"visitor's deadline too, with a deadline of its own")
 	}
 	if f.Reads() == 0 {
 		return check.Failed("", "shop-1's visitor, with nothing in Redis, never read the source: "+
@@ -147,10 +178,14 @@ func FirstLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return waitVerdict(err, "shop-1's two visitors who stayed, after the first one left,")
 	}
 	if v := shelves.AllGot(stayed.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
-		return check.Failed(v.Figure+" who stayed got the list", fmt.Sprintf("shop-1's first visitor left while its "+
+		how := "left"
+		if deadline {
+			how = "came with its deadline reached (a request with no time left) and left"
+		}
+		return check.Failed(v.Figure+" who stayed got the list", fmt.Sprintf("shop-1's first visitor %s while its "+
 			"flight read the source; the two who had joined the flight stayed, and yet %s. A flight works for every "+
-			"visitor waiting on it: run it on a context its first visitor's leaving does not end "+
-			"(context.WithoutCancel), with a deadline of its own", v.Message))
+			"visitor waiting on it: run it on a context its first visitor's leaving, or its deadline, does not end "+
+			"(context.WithoutCancel), with a deadline of its own", how, v.Message))
 	}
 	ctx := h.Context()
 	keys, err := f.World.Keys(ctx)

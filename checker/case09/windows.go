@@ -45,68 +45,94 @@ const afterFailure = 5 * time.Second
 // and not when it fails, after which the instance never rebuilds the
 // shelf again.
 func RetryAfterFailure(h *harness.H, newShop NewShop) check.Verdict {
+	figure, v := retryAfterFault(h, newShop, false)
+	if !v.Pass {
+		return v
+	}
+	for _, scene := range []func(*harness.H, NewShop) check.Verdict{retryAfterEarlyLanding, retryAfterCrossedLeave} {
+		v := scene(h, newShop)
+		if !v.Pass {
+			return v
+		}
+		if v.Figure != "" {
+			figure += "; " + v.Figure
+		}
+	}
+	panicked, v := retryAfterFault(h, newShop, true)
+	if !v.Pass {
+		return v
+	}
+	return check.Passed(figure + "; " + panicked)
+}
+
+// retryAfterFault is RetryAfterFailure's scene of a rebuild that failed:
+// its query returns an error, or, with panics, panics (a driver's bug),
+// which a rebuild's goroutine recovers. The panic catches a mark of a
+// running rebuild cleared by a plain statement after the rebuild, not a
+// defer (c09-refresh-flag-not-cleared-on-panic): the panic unwinds past
+// it, and the instance never rebuilds the shelf again.
+func retryAfterFault(h *harness.H, newShop NewShop, panics bool) (string, check.Verdict) {
 	sc, fail := filledScene(h, newShop, 1)
 	if sc == nil {
-		return fail
+		return "", fail
 	}
 	defer sc.Close()
-	sc.db.Fail(errPrimaryDown)
+	what, failedHow := "failed", "failed read"
+	if panics {
+		what, failedHow = "panicked", "read that panicked"
+		sc.db.Panic("driver: bad connection state (planned by the checker)")
+	} else {
+		sc.db.Fail(errPrimaryDown)
+	}
 	if err := sc.until(stale); err != nil {
-		return case06.StuckVerdict(err)
+		return "", case06.StuckVerdict(err)
 	}
 	first := sc.visit(0, 1)
 	if err := sc.Drive(first.Done, case06.Patience); err != nil {
-		return case06.WaitVerdict(err, "the reader of the stale list, with the source down, was")
+		return "", case06.WaitVerdict(err, "the reader of the stale list, with the source down, was")
 	}
 	if err := sc.settled(); err != nil {
-		return case06.StuckVerdict(err)
+		return "", case06.StuckVerdict(err)
 	}
 	failed := sc.Reads() - 1
 	if failed == 0 {
-		return noRebuild(sc, "failed rebuild for another to follow")
+		return "", noRebuild(sc, what+" rebuild for another to follow")
 	}
 	sc.db.Fail(nil)
+	sc.db.Panic(nil)
 	back := sc.Reads()
 	later := stale + afterFailure
 	if err := sc.until(later); err != nil {
-		return case06.StuckVerdict(err)
+		return "", case06.StuckVerdict(err)
 	}
 	next := sc.visit(0, 1)
 	if err := sc.Drive(next.Done, case06.Patience); err != nil {
-		return case06.WaitVerdict(err, "the reader after the source came back was")
+		return "", case06.WaitVerdict(err, "the reader after the source came back was")
 	}
 	if err := sc.settled(); err != nil {
-		return case06.StuckVerdict(err)
+		return "", case06.StuckVerdict(err)
 	}
 	if got, bad := lists(next.Outcomes()); bad != "" || got < 1 {
 		if bad == "" {
 			bad = fmt.Sprintf("it got an error, %v", firstErr(next.Outcomes()))
 		}
-		return check.Failed("", fmt.Sprintf("at %s, with the list stale and inside its physical expiry, shop-1's reader: %s",
+		return "", check.Failed("", fmt.Sprintf("at %s, with the list stale and inside its physical expiry, shop-1's reader: %s",
 			sc.at(later), bad))
 	}
 	reads := sc.Reads() - back
 	figure := fmt.Sprintf("%s after the source came back", count(reads, "read"))
-	if reads > 0 {
-		for _, scene := range []func(*harness.H, NewShop) check.Verdict{retryAfterEarlyLanding, retryAfterCrossedLeave} {
-			v := scene(h, newShop)
-			if !v.Pass {
-				return v
-			}
-			if v.Figure != "" {
-				figure += "; " + v.Figure
-			}
-		}
+	if panics {
+		figure = fmt.Sprintf("%s after a rebuild's query panicked", count(reads, "read"))
 	}
 	if reads == 0 {
-		return check.Failed(figure, fmt.Sprintf("the list was filled at %s and the source went down. At %s shop-1's reader "+
-			"found it stale and set a rebuild going, which failed (%s). The source was back, and at %s shop-1's next "+
+		return "", check.Failed(figure, fmt.Sprintf("the list was filled at %s and the source went down. At %s shop-1's reader "+
+			"found it stale and set a rebuild going, which %s (%s). The source was back, and at %s shop-1's next "+
 			"reader found the list stale again; nothing rebuilt it, and nothing will on that instance until Redis drops the "+
-			"list. A failed rebuild ends like one that landed: release the lock, and clear whatever marks a rebuild as "+
-			"running on the instance (a flag, a map entry), on every path out (a defer)", sc.at(0), sc.at(stale),
-			count(failed, "failed read"), sc.at(later)))
+			"list. A failed rebuild ends like one that landed, a panicking one too: release the lock, and clear whatever "+
+			"marks a rebuild as running on the instance (a flag, a map entry), on every path out (a defer)", sc.at(0),
+			sc.at(stale), what, count(failed, failedHow), sc.at(later)))
 	}
-	return check.Passed(figure)
+	return figure, check.Passed(figure)
 }
 
 // retryAfterCrossedLeave is RetryAfterFailure's third scene, a logical

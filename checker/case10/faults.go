@@ -45,7 +45,7 @@ var writerLeavesInfo = check.Info{
 	Name: "a write whose visitor leaves as its commit returns still deletes the old price",
 	Catches: "the delete after the commit sent on the writer's own context: when the client hangs up during the " +
 		"commit, the commit stands, the delete fails with the cancelled context, and the old price is served for " +
-		"its whole time to live",
+		"its whole time to live; and one detached only when that context was cancelled, not when its deadline passed",
 }
 
 // conflictBudgetInfo is the check that a refused fill does not escape the
@@ -652,6 +652,24 @@ func (s *scene) changedSince(before map[string]seen) (name, verb, figure string,
 // write returned must get the new price. It catches the delete after the
 // commit sent on the writer's own context.
 func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
+	v := writerLeaves(h, newShop, false)
+	if !v.Pass {
+		return v
+	}
+	w := writerLeaves(h, newShop, true)
+	if !w.Pass {
+		return w
+	}
+	return check.Passed(v.Figure + "; " + w.Figure)
+}
+
+// writerLeaves is one scene of WriterLeaves: the writer's visitor hangs up
+// at the commit, or, with deadline, its deadline passes there
+// (harness.PastDeadline). The second catches a delete detached from the
+// visitor's context only when that context was cancelled
+// (c10-write-detach-only-if-canceled): a request out of time ends with
+// context.DeadlineExceeded, and a delete sent on it fails at once.
+func writerLeaves(h *harness.H, newShop NewShop, deadline bool) check.Verdict {
 	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
@@ -664,18 +682,25 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
 		return v
 	}
-	var leave atomic.Pointer[context.CancelFunc]
+	var leave atomic.Pointer[func()]
 	s.commits.Then = func(context.Context, string) error {
-		if cancel := leave.Load(); cancel != nil {
-			(*cancel)() // the client hangs up; the transaction commits all the same
+		if end := leave.Load(); end != nil {
+			(*end)() // the client hangs up, or time runs out; the transaction commits all the same
 		}
 		return nil
 	}
 	shop := s.shops[0]
 	w := s.visit(1, func(ctx context.Context) (int, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		leave.Store(&cancel)
+		var end func()
+		if deadline {
+			ctx, end = harness.PastDeadline(ctx, s.Clock.Now())
+		} else {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			end = cancel
+		}
+		leave.Store(&end)
 		return newPrice, shop.SetPrice(ctx, book, newPrice)
 	})
 	if err := s.Drive(w.Done, patience); err != nil {
@@ -688,12 +713,17 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Skipped("not staged: shop-1's write did not commit")
 	}
 	held := s.Cached()
-	return s.served("the writer left during its commit", func(got int) string {
-		return fmt.Sprintf("shop-1's write committed %s, and its visitor hung up as the commit returned (its context "+
-			"was cancelled); then a visitor on another instance got %s: the delete after the commit never reached "+
-			"Redis. A commit stands whatever the client does after it: send the delete on a context of its own "+
-			"(context.WithoutCancel, with a short deadline on the clock New is given), or the old price stays for "+
-			"its whole time to live. Redis held after the write: %s", cents(newPrice), cents(got), held)
+	scene, how := "the writer left during its commit", "its visitor hung up as the commit returned (its context was cancelled)"
+	if deadline {
+		scene, how = "the writer's deadline passed during its commit", "its visitor's deadline passed as the commit "+
+			"returned (its context ended with context.DeadlineExceeded)"
+	}
+	return s.served(scene, func(got int) string {
+		return fmt.Sprintf("shop-1's write committed %s, and %s; then a visitor on another instance got %s: the "+
+			"delete after the commit never reached Redis. A commit stands whatever the client does after it, and "+
+			"whatever its deadline says: send the delete on a context of its own, always (context.WithoutCancel, "+
+			"with a short deadline on the clock New is given), or the old price stays for its whole time to live. "+
+			"Redis held after the write: %s", cents(newPrice), how, cents(got), held)
 	})
 }
 

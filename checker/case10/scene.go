@@ -50,6 +50,18 @@ type scene struct {
 	shops   []Shop
 	taps    []*fleet.Tap
 	crowds  []*harness.Crowd[int]
+	// name is the book the scene's visitors read and write, when it is not
+	// the constant book (see title).
+	name string
+}
+
+// title is the book the scene's visitors read and write: book, or the
+// name a scene was given (newSceneOf).
+func (s *scene) title() string {
+	if s.name == "" {
+		return book
+	}
+	return s.name
 }
 
 // newScene starts n instances in a fresh world. The book's row is first
@@ -70,19 +82,29 @@ func newSceneOn(h *harness.H, url string, newShop NewShop, n int, reads, commits
 
 // newSceneClock is newSceneOn with the shops' clock clk.
 func newSceneClock(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, n int, reads, commits *fleet.RowGates) (*scene, error) {
+	return newSceneOf(h, url, clk, newShop, n, reads, commits, "")
+}
+
+// newSceneOf is newSceneClock whose visitors read and write the book
+// named title, at the old price, beside the catalog's ("" for book).
+func newSceneOf(h *harness.H, url string, clk *fleet.Clock, newShop NewShop, n int, reads, commits *fleet.RowGates, title string) (*scene, error) {
 	w, err := fleet.Open(h.Context(), url)
 	if err != nil {
 		return nil, err
 	}
-	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: clk}, reads: reads, commits: commits, newShop: newShop}
-	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(reads.Hook), catalog.WithCommitHook(commits.Hook))
+	s := &scene{Stage: fleet.Stage{H: h, World: w, Clock: clk}, reads: reads, commits: commits, newShop: newShop, name: title}
+	opts := []catalog.Option{catalog.WithCost(0), catalog.WithReadHook(reads.Hook), catalog.WithCommitHook(commits.Hook)}
+	if title != "" {
+		opts = append(opts, catalog.WithBook(title, oldPrice))
+	}
+	s.db = catalog.New(opts...)
 	commits.Off.Store(true)
 	for {
-		row, _ := s.db.Peek(book)
+		row, _ := s.db.Peek(s.title())
 		if row.Version >= 9 {
 			break
 		}
-		if _, err := s.db.SetPrice(h.Context(), book, oldPrice); err != nil {
+		if _, err := s.db.SetPrice(h.Context(), s.title(), oldPrice); err != nil {
 			w.Close()
 			return nil, err
 		}
@@ -138,7 +160,7 @@ func (s *scene) Read(i int) *harness.Crowd[int] { return s.Reads(i, 1) }
 // Reads starts n visitors of instance i asking for the book's price.
 func (s *scene) Reads(i, n int) *harness.Crowd[int] {
 	shop := s.shops[i]
-	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, book) })
+	return s.visit(n, func(ctx context.Context) (int, error) { return shop.Price(ctx, s.title()) })
 }
 
 // ReadLeaving starts one visitor of instance i asking for the book's
@@ -151,7 +173,7 @@ func (s *scene) ReadLeaving(i int) (*harness.Crowd[int], context.CancelFunc) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(gone, cancel)()
-		return shop.Price(ctx, book)
+		return shop.Price(ctx, s.title())
 	})
 	return c, leave
 }
@@ -171,14 +193,14 @@ func (s *scene) ReadWithin(i int, d time.Duration) *harness.Crowd[int] {
 			}
 		}()
 		defer context.AfterFunc(ctx, cancel)()
-		return shop.Price(visit, book)
+		return shop.Price(visit, s.title())
 	})
 }
 
 // Write starts one visitor of instance i setting the book's price.
 func (s *scene) Write(i, price int) *harness.Crowd[int] {
 	shop := s.shops[i]
-	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, book, price) })
+	return s.visit(1, func(ctx context.Context) (int, error) { return price, shop.SetPrice(ctx, s.title(), price) })
 }
 
 // WriteDone has instance i set the book's price and drives the scene until
@@ -209,12 +231,12 @@ func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Cro
 
 // Truth returns the book's committed row.
 func (s *scene) Truth() catalog.Row {
-	row, _ := s.db.Peek(book)
+	row, _ := s.db.Peek(s.title())
 	return row
 }
 
 // RowReads returns how many times the book's row has been read.
-func (s *scene) RowReads() int { return s.db.RowReads(book) }
+func (s *scene) RowReads() int { return s.db.RowReads(s.title()) }
 
 // Cached describes what Redis holds for the shop, for a message: every key
 // with its value and time to live.

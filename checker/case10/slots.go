@@ -20,7 +20,8 @@ var oneSlotInfo = check.Info{
 		"(price:<book> and lease:price:<book>): one Redis server runs it, and Redis Cluster, which most managed " +
 		"Redis services are, refuses it with CROSSSLOT; a tag on one key only, or two tags; a WATCH and MULTI " +
 		"across two slots; a script that writes a key whose name it built from ARGV, which a cluster routes " +
-		"by KEYS alone; and an outbox relay that deletes several books' keys in one DEL (wrong/relay-batch-del)",
+		"by KEYS alone; an outbox relay that deletes several books' keys in one DEL (wrong/relay-batch-del); and a " +
+		"tag wrapped around a key rather than the book, which a name with braces splits (wrong/lease-tag-is-price-key)",
 }
 
 // OneSlot checks that every command the shop sends in a miss, a fill, a
@@ -137,10 +138,53 @@ func OneSlot(h *harness.H, newShop NewShop) check.Verdict {
 	if relayed {
 		what += ", and the relays' deletes of two books"
 	}
-	if multi == 0 {
-		return check.Passed(what + ": every command named at most one key")
+	figure := what + ": every command named at most one key"
+	if multi > 0 {
+		figure = fmt.Sprintf("%s: %s of two keys or more, each within one hash slot", what, fleet.Count(multi, "command"))
 	}
-	return check.Passed(fmt.Sprintf("%s: %s of two keys or more, each within one hash slot", what, fleet.Count(multi, "command")))
+	if v := oneSlotBraced(h, newShop); !v.Pass {
+		return v
+	}
+	return check.Passed(figure + "; the same for a book with braces in its name")
+}
+
+// bracedBook is a book whose name holds braces, which decide a key's hash
+// slot: a name is any string.
+const bracedBook = "{Code} Craft: a }{ Tale"
+
+// oneSlotBraced is OneSlot's second scene: a miss, a fill and a write of
+// bracedBook, whose commands must name keys of one hash slot too. It
+// catches a hash tag built around a key rather than the book, such as
+// price:<book> and {price:<book>}:lease (c10-lease-tag-is-price-key): the
+// braces in the name make the price key's tag the name's first part, and
+// the two keys fall in two slots.
+func oneSlotBraced(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newSceneOf(h, fleet.ServerURL(), fleet.NewExactClock(), newShop, 2, fleet.HoldCalls(), fleet.HoldCalls(), bracedBook)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	first := s.Read(0)
+	if err := s.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor of "+bracedBook+", with Redis empty, was")
+	}
+	if v := gotOne(first, "shop-1's visitor of "+bracedBook, oldPrice); !v.Pass {
+		return v
+	}
+	if v := s.WriteDone(1, newPrice); !v.Pass {
+		return v
+	}
+	for i, t := range s.taps {
+		if x, crossed := fleet.CrossSlot(t.Log()); crossed {
+			return check.Failed(fmt.Sprintf("keys in %d slots", distinctInts(x.Slots())), fmt.Sprintf("for the book %q, "+
+				"shop-%d sent %s: its keys fall in two hash slots, which Redis Cluster refuses with CROSSSLOT. A hash "+
+				"tag is the part between the first { and the next } of a key's name, so a book's name with braces "+
+				"in it changes the tag of a key that is not wrapped whole: wrap the book itself in the tag the same "+
+				"way in every key (price:{<book>} and lease:{<book>}), so that its keys share the tag whatever the "+
+				"name holds", bracedBook, i+1, x))
+		}
+	}
+	return check.Passed("")
 }
 
 // scriptArgs lists the arguments the shops gave their scripts that name

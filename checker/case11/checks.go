@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -792,35 +791,6 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	return v
 }
 
-// pastDeadline is a visitor's context whose deadline is already behind it
-// when the checker ends it, as a server's is when a request runs out of
-// time during a commit: Deadline says the moment it was made, and Done
-// closes at end.
-type pastDeadline struct {
-	context.Context // the visitor's, for its values
-	at              time.Time
-	done            chan struct{}
-	once            sync.Once
-}
-
-func newPastDeadline(parent context.Context) *pastDeadline {
-	return &pastDeadline{Context: parent, at: time.Now(), done: make(chan struct{})}
-}
-
-func (c *pastDeadline) Deadline() (time.Time, bool) { return c.at, true }
-func (c *pastDeadline) Done() <-chan struct{}       { return c.done }
-
-func (c *pastDeadline) Err() error {
-	select {
-	case <-c.done:
-		return context.DeadlineExceeded
-	default:
-		return nil
-	}
-}
-
-func (c *pastDeadline) end() { c.once.Do(func() { close(c.done) }) }
-
 // writerOutOfTime is WriterLeaves's second scene: shop-1's write is
 // committed as its visitor's deadline passes; then a visitor of each
 // instance asks. It catches a tombstone and a PUBLISH sent on a context
@@ -838,19 +808,19 @@ func writerOutOfTime(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
 	if v := s.Warm(0, 1, 2); !v.Pass {
 		return v, false
 	}
-	var out atomic.Pointer[pastDeadline]
+	var out atomic.Pointer[func()]
 	s.commits.Then = func(context.Context, string) error { // set before any write comes
-		if c := out.Load(); c != nil {
-			c.end()
+		if end := out.Load(); end != nil {
+			(*end)()
 		}
 		return nil
 	}
 	m := s.Mark()
 	shop := s.shops[0]
 	w := s.visit(1, func(ctx context.Context) (int, error) {
-		c := newPastDeadline(ctx)
-		out.Store(c)
-		return newPrice, shop.SetPrice(c, book, newPrice)
+		ctx, end := harness.PastDeadline(ctx, s.Clock.Now())
+		out.Store(&end)
+		return newPrice, shop.SetPrice(ctx, book, newPrice)
 	})
 	if err := s.Drive(w.Done, patience); err != nil {
 		return waitVerdict(err, "shop-1's write was"), false

@@ -156,6 +156,11 @@ var _ = register(10,
 	// Written blind for one-wait (its other six were caught, or right).
 	entry{dir: "wrong/channel-turn", fails: []string{"one-wait"}},
 	entry{dir: "wrong/jitter-fixed-seed", fails: []string{"one-wait"}},
+	// Blind for issue 26 (6 December, evening): a delete detached only
+	// from a cancel, not a deadline (writer-leaves's deadline scene), and
+	// a lease tagged with the price key's name (one-slot's braced book).
+	entry{dir: "wrong/write-detach-only-if-canceled", fails: []string{"writer-leaves"}},
+	entry{dir: "wrong/lease-tag-is-price-key", fails: []string{"one-slot"}},
 	// Right answers written otherwise than the reference.
 	entry{dir: "right/versioncas", skips: []string{"second-look-lets-go"}},
 	entry{dir: "right/fencing", skips: []string{"second-look-lets-go"}},
