@@ -374,7 +374,8 @@ var failedAgainInfo = check.Info{
 		"instance gets the list",
 	Catches: "a fill that writes to Redis whatever the query returned, so that after a failed query an empty shelf " +
 		"(\"null\") is served to the whole fleet with no error for the shelf's time to live (wrong/fill-on-error), " +
-		"and a failure remembered for longer than the longest lock",
+		"and a failure remembered for longer than the longest lock; and a lock kept when Redis, not the database, " +
+		"failed the holder's second look (wrong/second-look-error-keeps-lock)",
 }
 
 // FailedAgain checks that a failed query leaves no answer behind. The
@@ -427,7 +428,76 @@ func FailedAgain(h *harness.H, newShop NewShop) check.Verdict {
 			"served to the whole fleet as an empty shelf for its time to live", errDatabaseDown,
 			maxLockTTL+10*time.Millisecond, v.Message, held))
 	}
-	return check.Passed(fmt.Sprintf("after the failed query, shop-2's visitor got the list (%s)", count(f.Reads(), "source read")))
+	figure := fmt.Sprintf("after the failed query, shop-2's visitor got the list (%s)", count(f.Reads(), "source read"))
+	v, staged := secondLookFails(h, newShop)
+	if !v.Pass {
+		return v
+	}
+	if staged {
+		figure += "; " + v.Figure
+	}
+	return check.Passed(figure)
+}
+
+// secondLookFails is FailedAgain's second scene: shop-1's visitor takes
+// the lock, and its next read of Redis, the second look, fails as on a
+// dropped connection. Shop-1's visitor may get the error; then shop-2's
+// visitor must be served within a healthy rebuild. Redis failed, not the
+// database: the holder has no reason to keep the lock as a backoff. It
+// catches a lock released only on the paths that read something
+// (c06-second-look-error-keeps-lock): one Redis blip after the lock blocks
+// the shelf for the whole fleet for the lock's time to live. staged is
+// false when shop-1 sent no read of Redis after its lock attempt.
+func secondLookFails(h *harness.H, newShop NewShop) (v check.Verdict, staged bool) {
+	f, err := NewFleet(h, fleet.ServerURL(), newShop, 2, 0, nil)
+	if err != nil {
+		return fleet.Unreachable(err), false
+	}
+	defer f.Close()
+	var locked, struck atomic.Bool
+	f.Tap(0).Fail(func(c fleet.Command) bool {
+		if c.Conditional() {
+			locked.Store(true)
+			return false
+		}
+		if locked.Load() && fleet.ReadOnly(c.Name) && len(c.Keys) > 0 {
+			struck.Store(true)
+			return true
+		}
+		return false
+	}, ErrConnection, 1)
+	first := f.Visit(0, 1)
+	if err := f.Drive(first.Done, patience); err != nil {
+		return waitVerdict(err, "shop-1's visitor, whose second look at Redis failed,"), true
+	}
+	if !struck.Load() {
+		return check.Passed(""), false
+	}
+	if p := first.Panicked(); p != "" {
+		return check.Failed("", "shop-1's visitor's call panicked: "+p), true
+	}
+	next := f.Visit(1, 1)
+	err = f.Drive(next.Done, rebuild)
+	if errors.Is(err, fleet.ErrNoBound) {
+		held := "nothing"
+		if keys, err := f.World.Keys(h.Context()); err == nil && len(keys) > 0 {
+			held = strings.Join(names(keys), ", ")
+		}
+		return check.Failed(fmt.Sprintf("shop-2 waiting after %v", rebuild), fmt.Sprintf("shop-1's visitor took the "+
+			"lock, and its next read of Redis (the second look) failed as on a dropped connection. Shop-2's visitor "+
+			"came next and was still waiting after %v of the shops' clock; Redis held: %s. The holder kept the lock "+
+			"though the database never failed: a Redis blip is no news about the database, and the lock kept as a "+
+			"backoff blocks the shelf for the whole fleet for its time to live. Keep the lock only when the query "+
+			"failed; let it go on every other way out (a defer)", rebuild, held)), true
+	}
+	if err != nil {
+		return stuckVerdict(err), true
+	}
+	if v := shelves.AllGot(next.Outcomes(), catalog.Books(catalog.Bestsellers)); !v.Pass {
+		return check.Failed("shop-2's visitor not served", fmt.Sprintf("shop-1's visitor took the lock, and its "+
+			"second look at Redis failed; then shop-2's visitor was not served the list: %s", v.Message)), true
+	}
+	return check.Passed("a holder whose second look failed left the lock: shop-2 was served at once"), true
 }
 
 // errDatabaseDown is the error of FailedAgain's failed query.

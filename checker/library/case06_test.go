@@ -42,6 +42,9 @@ var _ = register(6,
 	// Blind for issue 26 (6 December, evening): a flight that keeps its
 	// first visitor's deadline; first-leaves's visitor with no time left.
 	entry{dir: "wrong/flight-keeps-visitor-deadline", fails: []string{"first-leaves"}},
+	// A lock kept whenever the holder read nothing: failed-again's holder
+	// whose second look Redis failed.
+	entry{dir: "wrong/second-look-error-keeps-lock", fails: []string{"failed-again"}},
 	entry{dir: "right/retrylock"},
 	entry{dir: "right/luaacquire"},
 	// Issue 11. Shop time passes while the holder is held (hole 1).
