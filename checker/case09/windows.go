@@ -670,7 +670,32 @@ func SecondLook(h *harness.H, newShop NewShop) check.Verdict {
 			"for a list a moment old. Whoever takes the lock looks at Redis again under it, after the SET NX, not before: "+
 			"a look before is already out of date", sc.at(stale), meanwhile, count(again, "read")))
 	}
-	return check.Passed(figure)
+	// Its second look found the list fresh: it has no reason to keep the
+	// lock either. The write path deletes the list, and a cold reader's
+	// read of the source must begin within a lock's time to live.
+	if err := sc.shops[0].Invalidate(h.Context(), catalog.Bestsellers); err != nil {
+		return check.Failed("", fmt.Sprintf("Invalidate on shop-1: %v", err))
+	}
+	sc.db.Hold() // the cold reader's read waits at a gate of its own
+	deleted := sc.Clock.Now()
+	c := sc.visit(0, 1)
+	err := sc.Drive(func() bool { return sc.db.Held() > 0 || c.Done() }, lockLife)
+	if err != nil && !errors.Is(err, fleet.ErrNoBound) {
+		return case06.WaitVerdict(err, "shop-1's reader after the delete was")
+	}
+	if waited := sc.Clock.Now().Sub(deleted).Round(time.Millisecond); sc.db.Held() == 0 || waited >= lockLife {
+		return check.Failed(fmt.Sprintf("no read within %v of the delete", lockLife), fmt.Sprintf("at %s shop-2's stale "+
+			"reader went for the lock just as shop-1's rebuild landed; its second look found the list fresh, and it "+
+			"read nothing (right). Then the write path deleted the list, and shop-1's reader, who found nothing, began "+
+			"no read of the source within %v: the lock was still in Redis, kept by a rebuild that had nothing left to "+
+			"do. A rebuild lets go of its lock on every way out, the second look's hit too (a defer)", sc.at(stale),
+			lockLife))
+	}
+	sc.db.Open()
+	if err := sc.Drive(c.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, "shop-1's reader after the delete was")
+	}
+	return check.Passed(figure + "; the lock let go: a read after a delete began at once")
 }
 
 // lockLife is the longest a lock may live that the chapter's numbers

@@ -113,6 +113,9 @@ var _ = register(9,
 	// after the rebuild, not deferred; retry-after-failure's panicking
 	// rebuild.
 	entry{dir: "wrong/refresh-flag-panic", fails: []string{"retry-after-failure"}},
+	// A lock kept by a rebuild whose second look found the list fresh:
+	// second-look's delete and cold reader after it.
+	entry{dir: "wrong/second-look-hit-keeps-lock", fails: []string{"second-look"}},
 	// Its stale readers take no lock (one goroutine per shelf refreshes), so
 	// there is no lock attempt to stall.
 	entry{dir: "right/refresher", skips: []string{"stalled-lock"}},
