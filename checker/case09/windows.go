@@ -32,6 +32,11 @@ func noRebuild(sc *scene, window string) check.Verdict {
 		"source: a stale value starts its rebuild (see bounded), and with none there was no %s", sc.at(stale), window))
 }
 
+// panicLockLife is the longest lock a rebuild that panicked may leave to
+// its time to live: case 6's longest accepted lock (a lock sized for the
+// slowest rebuild, right/early's 8 s, needs no renewal).
+const panicLockLife = 10 * time.Second
+
 // afterFailure is how long after a failed rebuild the next stale reader
 // comes, with the source back: longer than any lock a failed rebuild may
 // leave to its time to live (case 6's 2 s), inside the grace window.
@@ -102,6 +107,12 @@ func retryAfterFault(h *harness.H, newShop NewShop, panics bool) (string, check.
 	sc.db.Panic(nil)
 	back := sc.Reads()
 	later := stale + afterFailure
+	if panics {
+		// A rebuild that panicked may leave its lock to expire, as a
+		// holder that died does: the next reader comes once the longest
+		// lock the checker accepts has gone, inside the grace window.
+		later = stale + panicLockLife + time.Second
+	}
 	if err := sc.until(later); err != nil {
 		return "", case06.StuckVerdict(err)
 	}
