@@ -202,17 +202,11 @@ func Crossing(h *harness.H, newShop NewShop) check.Verdict {
 	} else if ok {
 		played = append(played, v.Figure)
 	}
-	landed := 0
-	for _, lead := range leads {
-		for _, reverse := range []bool{false, true} {
-			v, ok := crossingInStep(h, newShop, reverse, lead)
-			if !v.Pass {
-				return v
-			}
-			if ok {
-				landed++
-			}
-		}
+	landed, v := inStep(leads, func(reverse bool, lead int) (check.Verdict, bool) {
+		return crossingInStep(h, newShop, reverse, lead)
+	})
+	if !v.Pass {
+		return v
 	}
 	if landed > 0 {
 		played = append(played, fmt.Sprintf("a fetch landing as the message is handled, in lockstep: %d plays", landed))
@@ -1284,17 +1278,11 @@ func OneRead(h *harness.H, newShop NewShop) check.Verdict {
 	} else if v.Figure != "" {
 		figures = append(figures, v.Figure)
 	}
-	played := 0
-	for _, lead := range stepLeads {
-		for _, reverse := range []bool{false, true} {
-			v, ok := oneReadInStep(h, newShop, reverse, lead)
-			if !v.Pass {
-				return v
-			}
-			if ok {
-				played++
-			}
-		}
+	played, v := inStep(stepLeads, func(reverse bool, lead int) (check.Verdict, bool) {
+		return oneReadInStep(h, newShop, reverse, lead)
+	})
+	if !v.Pass {
+		return v
 	}
 	if played > 0 {
 		figures = append(figures, fmt.Sprintf("two visitors missing at one instant, in lockstep: one read of Redis in %d plays", played))
@@ -1360,6 +1348,25 @@ func oneReadLeaving(h *harness.H, newShop NewShop) check.Verdict {
 			"another.", n))
 	}
 	return check.Passed(figure)
+}
+
+// inStep plays a lockstep scene once for each head start of leads and
+// each order, and returns how many plays were staged (ok), or the first
+// verdict that did not pass.
+func inStep(leads []int, play func(reverse bool, lead int) (check.Verdict, bool)) (int, check.Verdict) {
+	staged := 0
+	for _, lead := range leads {
+		for _, reverse := range []bool{false, true} {
+			v, ok := play(reverse, lead)
+			if !v.Pass {
+				return staged, v
+			}
+			if ok {
+				staged++
+			}
+		}
+	}
+	return staged, check.Passed("")
 }
 
 // stepLeads are the head starts oneReadInStep plays: two visitors of one
