@@ -657,6 +657,9 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 		return v
 	}
 	w := writerLeaves(h, newShop, true)
+	if w.Skipped { // a write whose database call took the passed deadline: nothing committed to stage
+		return v
+	}
 	if !w.Pass {
 		return w
 	}
@@ -665,7 +668,7 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 
 // writerLeaves is one scene of WriterLeaves: the writer's visitor hangs up
 // at the commit, or, with deadline, its deadline passes there
-// (harness.PastDeadline). The second catches a delete detached from the
+// (harness.DeadlineAt). The second catches a delete detached from the
 // visitor's context only when that context was cancelled
 // (c10-write-detach-only-if-canceled): a request out of time ends with
 // context.DeadlineExceeded, and a delete sent on it fails at once.
@@ -693,7 +696,7 @@ func writerLeaves(h *harness.H, newShop NewShop, deadline bool) check.Verdict {
 	w := s.visit(1, func(ctx context.Context) (int, error) {
 		var end func()
 		if deadline {
-			ctx, end = harness.PastDeadline(ctx, s.Clock.Now())
+			ctx, end = harness.DeadlineAt(ctx, s.Clock.Now())
 		} else {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithCancel(ctx)

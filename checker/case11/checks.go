@@ -812,7 +812,7 @@ func writerOutOfTime(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
 	m := s.Mark()
 	shop := s.shops[0]
 	w := s.visit(1, func(ctx context.Context) (int, error) {
-		ctx, end := harness.PastDeadline(ctx, s.Clock.Now())
+		ctx, end := harness.DeadlineAt(ctx, s.Clock.Now())
 		out.Store(&end)
 		return newPrice, shop.SetPrice(ctx, book, newPrice)
 	})

@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// PastDeadline returns a visitor's context whose deadline, at, is already
-// reached, and end, which ends it: Deadline reports at, and Done closes,
-// with context.DeadlineExceeded, only when end is called. It is a request
-// that ran out of time while a call was in progress, in the window before
-// its timer fired: a check ends it at the moment it stages (a commit, say).
-// Pass the shops' clock's now as at: code that copies the deadline onto a
-// context of its own (a real timer: the shops' clock starts in the past)
-// or reckons the time left on the clock it was given finds none, as it
-// would in production. Values come from parent; parent's own end does not
-// reach it.
-func PastDeadline(parent context.Context, at time.Time) (ctx context.Context, end func()) {
+// DeadlineAt returns a visitor's context whose deadline is at, and end,
+// which ends it: Deadline reports at, and Done closes, with
+// context.DeadlineExceeded, when the check calls end, as it does once the
+// shops' clock has reached at (or at the moment it stages, for an at of
+// the clock's now: a request that ran out of time during a commit, in the
+// window before its timer fired). Pass a time on the shops' clock: code
+// that reckons the time left on the clock it was given finds what the
+// scene means, and code that copies the deadline onto a context of its
+// own finds it behind it (the shops' clock starts in the past), as a
+// request out of time would. Values come from parent; parent's own end
+// does not reach it.
+func DeadlineAt(parent context.Context, at time.Time) (ctx context.Context, end func()) {
 	c := &pastDeadline{Context: context.WithoutCancel(parent), at: at, done: make(chan struct{})}
 	return c, c.end
 }

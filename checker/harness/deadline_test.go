@@ -10,9 +10,9 @@ import (
 
 type key struct{}
 
-func TestPastDeadlineEndsWhenTold(t *testing.T) {
+func TestDeadlineAtEndsWhenTold(t *testing.T) {
 	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
-	ctx, end := PastDeadline(parent, time.Now())
+	ctx, end := DeadlineAt(parent, time.Now())
 	cancel()
 	assert.NoError(t, ctx.Err(), "the parent's cancel does not reach it")
 	assert.Equal(t, "v", ctx.Value(key{}))

@@ -40,7 +40,8 @@ var _ = register(6,
 	entry{dir: "wrong/failure-cached", fails: []string{"fails-fast", "lock-expires", "slow-query"}},
 	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
 	// Blind for issue 26 (6 December, evening): a flight that keeps its
-	// first visitor's deadline; first-leaves's visitor with no time left.
+	// first visitor's deadline; first-leaves's visitor whose deadline
+	// passes during the flight.
 	entry{dir: "wrong/flight-keeps-visitor-deadline", fails: []string{"first-leaves"}},
 	// A lock kept whenever the holder read nothing: failed-again's holder
 	// whose second look Redis failed.
