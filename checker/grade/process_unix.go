@@ -27,3 +27,12 @@ func dumpStacks(p *os.Process) { _ = p.Signal(syscall.SIGQUIT) }
 
 // interrupt asks a process to stop and clean up after itself.
 func interrupt(p *os.Process) error { return p.Signal(os.Interrupt) }
+
+// tryLock takes f's exclusive lock if no other process holds it.
+func tryLock(f *os.File) (bool, error) {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == syscall.EWOULDBLOCK {
+		return false, nil
+	}
+	return err == nil, err
+}
