@@ -78,8 +78,9 @@ const (
 // relay's first command (a claim on the row, say). Each time the outbox
 // must be empty within relayWithin of the commit (retryWithin
 // after the failure, relayWithin after the stall), and a visitor after it
-// must get the new price. A last scene (laterWriterCutOff) cuts off the
-// later of two writes of the book while the earlier is finishing.
+// must get the new price. Then laterWriterCutOff cuts off the later of two
+// writes of the book while the earlier is finishing, and relayRecovers
+// asks for a delete within a second after a spell of Redis trouble.
 func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	if v := idleRelay(h, newShop); !v.Pass {
 		return v
@@ -97,11 +98,15 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	if v := laterWriterCutOff(h, newShop); !v.Pass {
 		return v
 	}
+	if v := relayRecovers(h, newShop); !v.Pass {
+		return v
+	}
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
 		"of goroutines meanwhile), and when a later write's writer died while an earlier write was still " +
-		"finishing; an idle relay looked at the outbox at most every 50 ms and returned when told to stop" + unstaged)
+		"finishing, and within a second again once Redis had refused every delete for 8 s; an idle relay looked " +
+		"at the outbox at most every 50 ms and returned when told to stop" + unstaged)
 }
 
 // relays are the scene's instances' relays, each run as a visitor of its
@@ -162,11 +167,12 @@ func (r *relays) done() bool {
 }
 
 // awaitOutbox drives the scene until the outbox is empty, for at most
-// within, and reports whether it was. It fails when a relay returned
+// within, and reports whether it was by then. It fails when a relay returned
 // before it was told to stop, or the shop never came to rest. Out of
 // time, or with nothing left asleep on the clock, no relay was looking:
 // the outbox is not empty, and the caller says what that means.
 func (s *scene) awaitOutbox(r *relays, within time.Duration) (bool, check.Verdict) {
+	start := s.Clock.Now()
 	err := s.Drive(func() bool { return len(s.db.Unsent()) == 0 || !r.early().Pass }, within)
 	if v := r.early(); !v.Pass {
 		return false, v
@@ -175,7 +181,10 @@ func (s *scene) awaitOutbox(r *relays, within time.Duration) (bool, check.Verdic
 	if errors.As(err, &stuck) && stuck.Cause == harness.Running {
 		return false, stuckVerdict(err)
 	}
-	return err == nil, check.Passed("")
+	// Drive stops at the first wake-up that finds the outbox empty, which
+	// may come after within: a relay that looks every 2 s empties it 2 s
+	// after a commit that came just after a look.
+	return err == nil && s.Clock.Now().Sub(start) <= within, check.Passed("")
 }
 
 // idleRelay is the first scene of Outbox: one instance's relay with
@@ -509,4 +518,125 @@ func laterWriterCutOff(h *harness.H, newShop NewShop) check.Verdict {
 			"that read it from the outbox, and sent its delete), never because a delete of the same book went "+
 			"earlier. Redis held: %s", cents(newPrice), cents(newPrice), cents(newer), cents(got), held2)
 	})
+}
+
+const (
+	// troubleFor is how long shop-2's Redis refuses every write in
+	// relayRecovers: long enough for a relay that doubles its wait from
+	// relayEvery to reach its longest, 2 s, after five failed passes.
+	troubleFor = 8 * time.Second
+	// backWithin is how long after Redis is well again the relay may take
+	// to send the row it kept failing: its longest wait, a second or so by
+	// the contract, with room.
+	backWithin = 2 * retryWithin
+	// quietFor is how long relayRecovers then leaves the relays with
+	// nothing to send, and recoveredApart how far apart its later commits
+	// come.
+	quietFor       = 3 * time.Second
+	recoveredApart = 700 * time.Millisecond
+)
+
+// relayRecovers is the last scene of Outbox: a relay after Redis trouble.
+// Shop-1 is cut off from Redis at each of its commits, as an instance that
+// dies after them, so that only shop-2's relay can send the deletes. For
+// troubleFor after the first commit, shop-2's Redis refuses every write,
+// and its relay fails pass after pass; then Redis is well again, the row
+// must be sent within backWithin, and after quietFor with nothing to send,
+// shop-1 commits three more writes, recoveredApart after one another, each
+// to be sent within relayWithin. A relay that never sets its wait back
+// after a good pass looks only every 2 s for the rest of its life: one of
+// three commits 0.7 s apart comes less than 0.7 s after one of its looks,
+// and waits more than 1.3 s for the next (c10-relay-backoff-never-reset).
+func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
+	s, err := newScene(h, newShop, 2, fleet.HoldCalls(), fleet.HoldCalls())
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer s.Close()
+	r, v := s.startRelays()
+	if !v.Pass {
+		return v
+	}
+	defer r.stop()
+	var trouble atomic.Bool
+	trouble.Store(true)
+	var refused atomic.Int64
+	s.taps[1].Fail(func(c fleet.Command) bool {
+		if trouble.Load() && !fleet.ReadOnly(c.Name) {
+			refused.Add(1)
+			return true
+		}
+		return false
+	}, errRedis, -1)
+	var resume atomic.Pointer[func()]
+	defer call(&resume)
+	s.commits.Then = func(context.Context, string) error {
+		r := s.taps[0].Pause() // nothing shop-1 sends from now on reaches Redis
+		resume.Store(&r)
+		return nil
+	}
+	// write has shop-1 commit price, cut off at its commit, and waits
+	// for the relays to send it within bound; then shop-1 is let through
+	// again and its write returns.
+	write := func(price int, bound time.Duration, when string) check.Verdict {
+		w := s.Write(0, price)
+		if err := s.Drive(func() bool { return s.Truth().Price == price }, patience); err != nil {
+			return waitVerdict(err, "shop-1's write was")
+		}
+		if price == newPrice {
+			if err := s.Elapse(troubleFor); err != nil {
+				return stuckVerdict(err)
+			}
+			if refused.Load() == 0 {
+				return check.Skipped("not staged: shop-2 sent Redis no write while it refused them, so its relay " +
+					"never failed a pass")
+			}
+			trouble.Store(false)
+		}
+		committed := s.Clock.Now()
+		sent, v := s.awaitOutbox(r, bound)
+		if !v.Pass {
+			return v
+		}
+		if !sent {
+			late := fmt.Sprintf("%v later the outbox still held the write's invalidation", bound)
+			if len(s.db.Unsent()) == 0 {
+				late = fmt.Sprintf("the outbox was emptied only %v after it", s.Clock.Now().Sub(committed))
+			}
+			return check.Failed("", fmt.Sprintf("shop-1 committed %s and was cut off from Redis at once, as an "+
+				"instance that dies after its commit, %s; %s. A relay that backs off while Redis fails must come back to its look every 100 ms "+
+				"or so once a pass goes well (set the wait back after a good pass): after one bad spell it "+
+				"otherwise stays slow for the life of the process, and no write whose writer dies reaches Redis "+
+				"within a second. Redis held: %s", cents(price), when, late, s.Cached()))
+		}
+		call(&resume)
+		resume.Store(nil)
+		if err := s.Drive(w.Done, patience); err != nil {
+			return waitVerdict(err, "shop-1's write, let through again, was")
+		}
+		return check.Passed("")
+	}
+	if v := write(newPrice, backWithin, fmt.Sprintf("and shop-2's Redis refused every write for %v, then was well "+
+		"again", troubleFor)); !v.Pass {
+		return v
+	}
+	if err := s.Elapse(quietFor); err != nil {
+		return stuckVerdict(err)
+	}
+	next := s.Clock.Now()
+	for i, price := range []int{newer, newPrice, newer} {
+		if wait := next.Sub(s.Clock.Now()); wait > 0 {
+			if err := s.Elapse(wait); err != nil {
+				return stuckVerdict(err)
+			}
+		}
+		next = s.Clock.Now().Add(recoveredApart)
+		when := fmt.Sprintf("once shop-2's Redis, after refusing every write for %v, had been well again for "+
+			"%v or more (the %s of three such commits, %v apart)", troubleFor, quietFor,
+			[]string{"first", "second", "third"}[i], recoveredApart)
+		if v := write(price, relayWithin, when); !v.Pass {
+			return v
+		}
+	}
+	return check.Passed("")
 }
