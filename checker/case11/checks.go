@@ -235,16 +235,9 @@ func crossingInStep(h *harness.H, newShop NewShop, reverse bool, lead int) (v ch
 		return fleet.Unreachable(err), false
 	}
 	defer s.Close()
-	if v := s.Warm(0); !v.Pass { // Redis holds the old price, shop-2 no copy
+	answer, r, held, v := s.fetchOnceAnswered(0)
+	if !v.Pass || !held {
 		return v, false
-	}
-	answer := s.holdAnswer(1)
-	r := s.Read(1)
-	if err := s.Drive(func() bool { return answer.Reached() || r.Done() }, patience); err != nil {
-		return waitVerdict(err, "shop-2's visitor was"), false
-	}
-	if !answer.Reached() {
-		return check.Passed(""), false
 	}
 	msg := s.taps[1].HoldMessages()
 	if v := s.WriteDone(0, newPrice); !v.Pass {
@@ -354,16 +347,9 @@ func crossedTwice(h *harness.H, newShop NewShop) (v check.Verdict, ok bool) {
 		return fleet.Unreachable(err), false
 	}
 	defer s.Close()
-	if v := s.Warm(2); !v.Pass { // Redis holds the old price, shop-2 no copy
+	answer, first, held, v := s.fetchOnceAnswered(2)
+	if !v.Pass || !held {
 		return v, false
-	}
-	answer := s.holdAnswer(1)
-	first := s.Read(1)
-	if err := s.Drive(func() bool { return answer.Reached() || first.Done() }, patience); err != nil {
-		return waitVerdict(err, "shop-2's visitor was"), false
-	}
-	if !answer.Reached() {
-		return check.Passed(""), false
 	}
 	if v := s.WriteDone(0, newPrice); !v.Pass {
 		return v, false

@@ -421,6 +421,24 @@ func (s *scene) holdAnswer(i int) *fleet.Hold {
 	return a
 }
 
+// fetchOnceAnswered warms Redis with the old price through instance warm,
+// then starts a visitor of shop-2 (instance 1, with no copy) and drives
+// the scene until its fetch is held once Redis has answered it
+// (holdAnswer). held is false when the visitor was served without asking
+// Redis anything; the verdict fails when the warm-up did, or the scene
+// never came to rest.
+func (s *scene) fetchOnceAnswered(warm int) (answer *fleet.Hold, r *harness.Crowd[int], held bool, v check.Verdict) {
+	if v := s.Warm(warm); !v.Pass {
+		return nil, nil, false, v
+	}
+	answer = s.holdAnswer(1)
+	r = s.Read(1)
+	if err := s.Drive(func() bool { return answer.Reached() || r.Done() }, patience); err != nil {
+		return nil, nil, false, waitVerdict(err, "shop-2's visitor was")
+	}
+	return answer, r, answer.Reached(), check.Passed("")
+}
+
 // The verdicts every Redis case's checks share (fleet/verdicts.go), with
 // this case's patience.
 var (
