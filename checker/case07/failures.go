@@ -6,7 +6,6 @@ import (
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
-	"stampede/shop/catalog"
 )
 
 // failingQueries is the second scene of Panics: the steady traffic of the
@@ -25,16 +24,7 @@ func failingQueries(h *harness.H, newShop New) check.Verdict {
 	tr.span = 4 * tr.shop.ttl
 	w := newWorld(h)
 	fails := func(n int) bool { return n == 1 || n == 3 }
-	k := w.openScene(newShop, tr.shop, newSource(tr.shop.seed, false).draw, dbScene{fails: fails})
-	n := int(tr.span / tr.every)
-	t0 := w.clk.Now()
-	err := w.drive(func(i int) (event, bool) {
-		return event{at: t0.Add(time.Duration(i) * tr.every), shop: k, shelf: catalog.Bestsellers}, i < n
-	})
-	if err == nil {
-		err = w.finish()
-	}
-	if err != nil {
+	if err := w.playOn(w.openScene(newShop, tr.shop, newSource(tr.shop.seed, false).draw, dbScene{fails: fails}), tr); err != nil {
 		return failed(err)
 	}
 	qs, rs := w.snapshot()

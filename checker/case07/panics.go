@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"stampede/checker/check"
 	"stampede/checker/harness"
@@ -36,16 +35,7 @@ func Panics(h *harness.H, newShop New) check.Verdict {
 	tr := traffic
 	tr.span = 4 * tr.shop.ttl
 	w := newWorld(h)
-	k := w.openPanicking(newShop, tr.shop, 2)
-	n := int(tr.span / tr.every)
-	t0 := w.clk.Now()
-	err := w.drive(func(i int) (event, bool) {
-		return event{at: t0.Add(time.Duration(i) * tr.every), shop: k, shelf: catalog.Bestsellers}, i < n
-	})
-	if err == nil {
-		err = w.finish()
-	}
-	if err != nil {
+	if err := w.playOn(w.openPanicking(newShop, tr.shop, 2), tr); err != nil {
 		return failed(err)
 	}
 	qs, rs := w.snapshot()

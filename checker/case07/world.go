@@ -452,8 +452,11 @@ type steady struct {
 
 // play plays steady traffic on a new shop and lets the last recompute
 // finish.
-func (w *world) play(newShop New, tr steady) error {
-	k := w.open(newShop, tr.shop)
+func (w *world) play(newShop New, tr steady) error { return w.playOn(w.open(newShop, tr.shop), tr) }
+
+// playOn plays steady traffic on shop k, opened already, and lets the last
+// recompute finish.
+func (w *world) playOn(k int, tr steady) error {
 	n := int(tr.span / tr.every)
 	t0 := w.clk.Now()
 	w.mu.Lock()
