@@ -51,7 +51,9 @@ type Driver struct {
 
 // Drive lets the scene run until done holds. Whenever the process is at
 // rest and done does not hold yet, it moves the clock to the next
-// wake-up. It gives up with ErrNoBound once the clock has moved limit,
+// wake-up, or to the limit when that comes first. It gives up with
+// ErrNoBound once the clock has moved limit (so done held within limit
+// when it returns nil),
 // and with a Deadlocked *Stuck when nothing sleeps on the clock and
 // nothing moves: a visitor waits for something that will never come.
 func (d Driver) Drive(done func() bool, limit time.Duration) error {
@@ -79,6 +81,13 @@ func (d Driver) Drive(done func() bool, limit time.Duration) error {
 			continue
 		}
 		grace = 0
+		if end := start.Add(limit); next.After(end) {
+			// Nothing may be seen done past the limit: the clock goes to
+			// the limit itself, where the next look gives up. (Moved to
+			// the wake-up after it, a relay looking every 2 s emptied
+			// the outbox "within a second" of a commit.)
+			next = end
+		}
 		if err := d.MoveTo(next); err != nil {
 			return err
 		}

@@ -64,9 +64,21 @@ func TestDriveWakesEachSleeperAtItsTime(t *testing.T) {
 func TestDriveGivesUpAtItsLimitAndOnAWaitForNothing(t *testing.T) {
 	h := New(context.Background(), "stampede/nowhere", DefaultBound)
 	clk := clock.NewFake(t0)
-	_, _ = sleepers(clk, time.Hour)
+	_, wg := sleepers(clk, time.Hour)
 	err := fakeDriver(h, clk).Drive(func() bool { return false }, time.Minute)
 	assert.ErrorIs(t, err, ErrNoBound)
+	assert.Equal(t, time.Minute, clk.Now().Sub(t0), "the clock stops at the limit, not at the wake-up after it")
+	clk.Set(t0.Add(time.Hour)) // the sleeper goes, not to be seen by the next scene
+	wg.Wait()
+
+	// What is done only at a wake-up past the limit was not done within it.
+	clk = clock.NewFake(t0)
+	woke, wg := sleepers(clk, 2*time.Second)
+	err = fakeDriver(h, clk).Drive(func() bool { return len(woke()) > 0 }, time.Second)
+	assert.ErrorIs(t, err, ErrNoBound)
+	assert.Equal(t, time.Second, clk.Now().Sub(t0))
+	clk.Set(t0.Add(2 * time.Second))
+	wg.Wait()
 
 	clk = clock.NewFake(t0)
 	never := make(chan struct{})
