@@ -43,7 +43,10 @@
 //     A live holder keeps its lock meanwhile: renew it while the query
 //     runs, or give it a time to live longer than that (at most 10 s).
 //     A renewal extends only a lock that still holds its token, checked
-//     and extended in one step, and stops when the query returns.
+//     and extended in one step, and stops when the query returns. A
+//     renewal may stall on the network: a holder with no renewal
+//     confirmed by the time its lock would expire gives its query up,
+//     so that it never reads beside the next holder.
 //   - Two servers started alike draw different lock tokens: the tokens
 //     check runs two processes at once and compares what each drew, so a
 //     fixed seed or a counter in memory fails; crypto/rand passes.

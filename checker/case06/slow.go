@@ -1,8 +1,10 @@
 package case06
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"stampede/checker/check"
@@ -173,7 +175,83 @@ func SlowQuery(h *harness.H, newShop NewShop) check.Verdict {
 				"Redis %s in the next %v: stop renewing the lock when the query returns", i+1, count(n, "command"), slowQuiet))
 		}
 	}
-	return check.Passed(figure)
+	stalled := stalledRenewal(h, newShop)
+	if !stalled.Pass {
+		return stalled
+	}
+	return check.Passed(figure + "; " + stalled.Figure)
+}
+
+// stalledRenewal is SlowQuery's second scene: the holder's first command
+// while it reads (its renewal, in a shop that renews) stalls on its way,
+// held until the context it was sent on ends, as a command does in a
+// network's black hole. A lock that is not renewed lapses; a visitor who
+// comes to another instance slowLate in, after any lock of up to 4 s has
+// lapsed, may take it and read, but only once the holder has given its
+// query up: no two queries of the shelf at once. A renewal sent on a
+// context that ends when the lock would (the reference's) ends there, and
+// the holder gives up; one sent on the query's own context waits for the
+// query, and the lock lapses under a holder still reading
+// (c06-renew-no-timeout).
+func stalledRenewal(h *harness.H, newShop NewShop) check.Verdict {
+	var mu sync.Mutex
+	var running []context.Context // the queries' contexts, by start
+	var ends []time.Time
+	overlap := false
+	var f *Fleet
+	hook := func(ctx context.Context, _ string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		now := f.Clock.Now()
+		for i, q := range running {
+			if q.Err() == nil && now.Before(ends[i]) {
+				overlap = true
+			}
+		}
+		running = append(running, ctx)
+		ends = append(ends, now.Add(slowQuery))
+		return nil
+	}
+	f, err := NewFleet(h, fleet.ServerURL(), newShop, 2, slowQuery, hook)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	defer f.Close()
+	f.Clock.Exact()
+	holder := f.Visit(0, 1)
+	if err := f.Settle(); err != nil {
+		return stuckVerdict(err)
+	}
+	if f.Reads() != 1 {
+		return check.Skipped(fmt.Sprintf("not staged: shop-1's visitor, alone, made %s where the scene needs it "+
+			"reading", count(f.Reads(), "read")))
+	}
+	stall := f.Tap(0).HoldUntilDone(func(fleet.Command) bool { return true })
+	defer stall.Release()
+	if err := f.Elapse(slowLate); err != nil {
+		return stuckVerdict(err)
+	}
+	if !stall.Reached() {
+		return check.Passed("not staged: the holder sent Redis nothing while it read (a lock that outlives the " +
+			"query), so no renewal stalled")
+	}
+	late := f.Visit(1, 1)
+	if err := f.Drive(func() bool { return holder.Done() && late.Done() }, patience); err != nil {
+		return waitVerdict(err, "the holder whose renewal stalled, and the visitor after it, were")
+	}
+	mu.Lock()
+	twice := overlap
+	mu.Unlock()
+	if twice {
+		return check.Failed("two queries at once", fmt.Sprintf("shop-1 held the lock and read (every query takes %v); "+
+			"its first command meanwhile (%s) stalled on its way, held until the context it was sent on ended, and "+
+			"the lock lapsed unrenewed. A visitor came to shop-2 %v in, took the lock and read, while shop-1's query "+
+			"still ran: two queries of the shelf at once, the stampede the lock is for. Send each renewal on a "+
+			"context that ends when the lock would (its last confirmed renewal plus its time to live), and when "+
+			"none has landed by then, give the query up: the lock may be another's by now", slowQuery, stall.Held(),
+			slowLate))
+	}
+	return check.Passed(fmt.Sprintf("a renewal that stalled, then %s and never two at once", count(f.Reads(), "read")))
 }
 
 // keepServed keeps the outcomes of the visitors who were served.
