@@ -296,9 +296,10 @@ func StoreRefused(h *harness.H, lock case06.NewShop) check.Verdict {
 var stalledLockInfo = check.Info{
 	ID: "stalled-lock",
 	Name: "a stale reader whose lock attempt stalls on its way to Redis returns by its own deadline, with the " +
-		"stale list",
+		"stale list, and leaves no lock attempt of its own behind",
 	Catches: "the lock taken on a detached context (context.WithoutCancel, or the background rebuild's), so that a " +
-		"visitor with a 100 ms deadline waits out Redis's stall (wrong/refresh-lock-detached)",
+		"visitor with a 100 ms deadline waits out Redis's stall (wrong/refresh-lock-detached), or returns at once " +
+		"and leaves its lock attempt waiting on a context no reader ends (wrong/lock-attempt-in-goroutine)",
 }
 
 // StalledLock checks that a stale reader's lock attempt runs on the
@@ -308,7 +309,8 @@ var stalledLockInfo = check.Info{
 // ends, as a slow network holds it for a client that honours deadlines
 // (go-redis with ContextTimeoutEnabled). The reader must return by its
 // deadline, with the stale list or its context's error. It catches a lock
-// attempt on a context the reader's deadline does not end.
+// attempt on a context the reader's deadline does not end. Then
+// stalledLockCrowd: ten stale readers at once, every lock attempt stalled.
 func StalledLock(h *harness.H, newShop NewShop) check.Verdict {
 	sc, fail := filledScene(h, newShop, 2)
 	if sc == nil {
@@ -357,5 +359,60 @@ func StalledLock(h *harness.H, newShop NewShop) check.Verdict {
 	if o.Err != nil {
 		got = "its context's error"
 	}
-	return check.Passed(fmt.Sprintf("%s after %v, with its lock attempt stalled", got, sc.Clock.Now().Sub(start)))
+	figure := fmt.Sprintf("%s after %v, with its lock attempt stalled", got, sc.Clock.Now().Sub(start))
+	crowd := stalledLockCrowd(h, newShop)
+	if !crowd.Pass {
+		return crowd
+	}
+	return check.Passed(figure + "; " + crowd.Figure)
+}
+
+// stalledReaders is how many stale readers come at once in
+// stalledLockCrowd.
+const stalledReaders = 10
+
+// stalledLockCrowd is StalledLock's second scene: the shelf is stale on
+// shop-1, every command of shop-1's that may take a lock stalls on its way
+// to Redis until the context it was sent on ends (Tap.Stall), and
+// stalledReaders stale readers come at once, each with a deadline Hurry
+// away. Once every reader has returned, at most one lock attempt may
+// still wait: the instance's own, shared by its readers (a flight of the
+// instance's, with its own deadline). More is one left behind per reader,
+// on a context no reader ends: on a slow Redis they pile up, each holding
+// a connection of the pool (c09-lock-attempt-in-goroutine).
+func stalledLockCrowd(h *harness.H, newShop NewShop) check.Verdict {
+	sc, fail := filledScene(h, newShop, 2)
+	if sc == nil {
+		return fail
+	}
+	defer sc.Close()
+	if err := sc.until(stale); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	stall := sc.Tap(0).Stall(func(c fleet.Command) bool { return c.Conditional() })
+	defer stall.Release()
+	readers := sc.VisitWith(stalledReaders, func(ctx context.Context, _ int) ([]string, error) {
+		ctx, cancel := clock.WithTimeout(ctx, sc.Clock, case06.Hurry)
+		defer cancel()
+		return sc.shops[0].Top(ctx, catalog.Bestsellers)
+	})
+	if err := sc.Drive(readers.Done, case06.Patience); err != nil {
+		return case06.WaitVerdict(err, fmt.Sprintf("%d stale readers of shop-1, its lock attempts stalled, were",
+			stalledReaders))
+	}
+	if err := sc.Settle(); err != nil {
+		return case06.StuckVerdict(err)
+	}
+	if n := stall.Waiting(); n > 1 {
+		return check.Failed(fmt.Sprintf("%d lock attempts left waiting by %d readers", n, stalledReaders), fmt.Sprintf(
+			"the shelf was stale at %s, and every command of shop-1's that may take a lock stalled on its way to "+
+				"Redis; %d stale readers came at once, each with %v to live, and returned, yet %d lock attempts still "+
+				"waited after them: each reader left one behind, on a context none of them ends. On a slow Redis every "+
+				"stale reader then leaves one more, each holding a connection of the pool, and the readers' own reads "+
+				"queue behind them. Take the lock on the reader's own context, so that its deadline bounds the round "+
+				"trip (or share one attempt among the instance's readers), and detach only the rebuild that follows",
+			sc.at(stale), stalledReaders, case06.Hurry, n))
+	}
+	return check.Passed(fmt.Sprintf("%d stale readers at once, their lock attempts stalled: %d left waiting after them",
+		stalledReaders, stall.Waiting()))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stampede/shop/catalog"
@@ -12,11 +13,12 @@ import (
 )
 
 // The faults a scene can stage, for the checks that a shop survives them:
-// a Redis command that fails (Tap.Fail) or stalls (Tap.Hold), an instance
-// none of whose commands reach Redis for a while (Tap.Pause), a visitor
-// whose context is cancelled between two of the shop's commands
-// (Tap.CancelAfter), an instance whose clock is off (Clock.Skewed), and a
-// database query that hangs, fails, panics or is slow (the Query hooks).
+// a Redis command that fails (Tap.Fail) or stalls (Tap.Hold, and every
+// one that matches, Tap.Stall), an instance none of whose commands reach
+// Redis for a while (Tap.Pause), a visitor whose context is cancelled
+// between two of the shop's commands (Tap.CancelAfter), an instance whose
+// clock is off (Clock.Skewed), and a database query that hangs, fails,
+// panics or is slow (the Query hooks).
 // Each only delays a goroutine or makes a call fail as production can; none
 // makes a call return what the server did not say.
 
@@ -48,6 +50,47 @@ func (t *Tap) CancelAfter(match func(Command) bool) {
 	t.mu.Lock()
 	t.faults = append(t.faults, &fault{match: match, left: 1, cancel: true})
 	t.mu.Unlock()
+}
+
+// Stall holds every command match accepts from now on, on its way to
+// Redis, until the context it was sent on ends (the command then fails
+// with the context's error, never sent) or until Release: a Redis, or a
+// network, that has stopped answering, for a client that honours its
+// contexts' deadlines. Unlike Hold it holds every such command, and says
+// how many wait at once: work a shop leaves behind on contexts no visitor
+// ends piles up there.
+func (t *Tap) Stall(match func(Command) bool) *Stall {
+	s := &Stall{match: match, release: make(chan struct{})}
+	t.mu.Lock()
+	t.stall = s
+	t.mu.Unlock()
+	return s
+}
+
+// Stall is a Tap's stall of commands (Tap.Stall).
+type Stall struct {
+	match   func(Command) bool // called on the sender's goroutine
+	release chan struct{}
+	once    sync.Once
+	waiting atomic.Int64
+}
+
+// Waiting returns how many commands the stall holds now.
+func (s *Stall) Waiting() int { return int(s.waiting.Load()) }
+
+// Release lets every command held go on to Redis, and the ones after them.
+func (s *Stall) Release() { s.once.Do(func() { close(s.release) }) }
+
+// wait holds a command until Release (true) or until ctx ends (false).
+func (s *Stall) wait(ctx context.Context) bool {
+	s.waiting.Add(1)
+	defer s.waiting.Add(-1)
+	select {
+	case <-s.release:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // failed returns the error a Fail armed for c, the command at place at of

@@ -227,6 +227,7 @@ type Tap struct {
 	// paused, while Pause is in force, is closed by its resume: every
 	// command waits on it before it is sent.
 	paused chan struct{}
+	stall  *Stall // Stall's, while armed
 	// faults are armed by Fail and CancelAfter, in the order armed.
 	faults []*fault
 	// stage, when set, sees each single command before it is sent and
@@ -674,9 +675,16 @@ func (t *Tap) see(ctx context.Context, cmd redis.Cmder) (int, func(), bool, erro
 		h.held = c
 	}
 	paused := t.paused
+	stall := t.stall
 	t.mu.Unlock()
 	if paused != nil {
 		<-paused
+	}
+	if stall != nil && stall.match(c) && !stall.wait(ctx) {
+		t.mu.Lock()
+		t.log[at].Said = "error: " + ctx.Err().Error()
+		t.mu.Unlock()
+		return at, nil, false, ctx.Err()
 	}
 	sent := false
 	if caught {
