@@ -12,12 +12,11 @@ import (
 	"stampede/checker/grade"
 )
 
-// defaultRepeat is how many times `check` runs each check unless told
-// otherwise. The checks decide by counts and settled states, so a correct
-// answer passes every run; repeating is for the wrong answers whose harm
-// depends on the schedule (a lock table without a guard makes two locks
-// only sometimes), so that a lucky run cannot pass them. Three runs keep a
-// check to a few seconds on two cores. See docs/instructors.md.
+// defaultRepeat is how many times `check` runs a check whose verdict on a
+// wrong answer may vary from run to run (check.Info.Varies), so that a
+// lucky run cannot pass it; every other check plays one schedule, gives an
+// answer one verdict in every run, and runs once (check.Info.RunsOf). See
+// docs/instructors.md.
 const defaultRepeat = 3
 
 type checkFlags struct {
@@ -31,7 +30,7 @@ func checkCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f checkFlags
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.BoolVar(&f.solution, "solution", false, "grade the reference solution instead of your code")
-	fs.IntVar(&f.repeat, "repeat", defaultRepeat, "run each check this many times")
+	fs.IntVar(&f.repeat, "repeat", defaultRepeat, "run each check that varies this many times, and the others once for every three")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of PASS/FAIL lines")
 	fs.BoolVar(&f.verbose, "verbose", false, "show whole race reports and crashes")
 	fs.BoolVar(&f.noRace, "no-race", false, "build without the race detector (no case can pass)")

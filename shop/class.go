@@ -59,7 +59,7 @@ func gradeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	only := fs.String("only", "", "grade only these cases, such as 1,4")
 	csvPath := fs.String("csv", "", "where to write the CSV summary (default: grades.csv in the lab's folder)")
 	jsonPath := fs.String("json", "", "where to write the JSON summary (default: grades.json in the lab's folder)")
-	repeat := fs.Int("repeat", defaultRepeat, "run each check this many times")
+	repeat := fs.Int("repeat", defaultRepeat, "run each check that varies this many times, and the others once for every three")
 	jobs := fs.Int("jobs", defaultJobs(), "how many grades run at once")
 	fs.IntVar(jobs, "j", defaultJobs(), "short for --jobs")
 	dirs, err := parse(fs, args, false)

@@ -73,7 +73,7 @@ commands:
   check N | all          grade cases/caseNN (or every case)
       --solution         grade the reference solution instead
       --cases DIR        grade DIR's cases/ (another clone) with this lab's checker
-      --repeat K         run each check K times (default 3)
+      --repeat K         run each check that varies K times, the others K/3 (default 3)
       --json             one JSON document, for autograders
       --verbose          whole race reports and crashes
       --redis URL        the Redis cases ({{redis}}): check on a real Redis or Valkey server
@@ -97,7 +97,7 @@ commands:
       --jobs N, -j N     grade N cases at once (default: one per processor, as free memory allows)
       --csv FILE         where to write the CSV (default grades.csv, in the lab's folder)
       --json FILE        where to write the JSON (default grades.json, in the lab's folder)
-      --repeat K         run each check K times (default 3)
+      --repeat K         run each check that varies K times, the others K/3 (default 3)
 
 Exit status: 0 all passed, 1 something failed, 2 a wrong command line,
 3 nothing failed but the race check could not run here (not graded).

@@ -27,7 +27,7 @@ var checks = []harness.Check[shelves.New]{
 		Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: harness.OneAtATime(shelves.EachShelfOnce)},
 	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
 		Catches: "one lock for the whole shop, or striped locks (a hash of the name modulo a few, a slot per name length), held across the slow query"}, Run: harness.OneAtATime(shelves.Apart)},
-	{Info: check.Info{ID: "same-lock", Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
+	{Info: check.Info{ID: "same-lock", Varies: true, Name: "visitors who ask for a shelf at the same instant share one lock, not one each",
 		Catches: "a table of locks that makes a new lock for a shelf that has one, or looks for the lock and stores a new one in two separate critical sections"}, Run: shelves.SameLock},
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
 		Catches: "carried over from case 1: waiters that give up on a timer shorter than the query, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},

@@ -86,9 +86,15 @@ type Info struct {
 	// each a different value, and repeats in every process of a fleet.
 	Apart *Apart `json:",omitempty"`
 	// Scenes marks a check that plays many random scenes in each run (an
-	// explorer): one run already repeats its scene hundreds of times, so
-	// the grader runs it once for every ScenesEvery runs of the others.
+	// explorer): one run already repeats its scene hundreds of times.
 	Scenes bool `json:",omitempty"`
+	// Varies marks a check whose verdict on a wrong answer may change from
+	// run to run: its scene leaves an order to the machine (visitors on
+	// processors side by side), or the library holds an answer whose
+	// verdict there is the scheduler's (a maybe in the answer's row). The
+	// grader runs such a check as many times as it is asked to, so that a
+	// lucky run cannot pass a wrong answer; see RunsOf for the others.
+	Varies bool `json:",omitempty"`
 	// Parts, when above 1, splits each run of a Scenes check into Parts
 	// processes side by side, each playing its share of the check's fixed
 	// scenes (harness.H.Part): a check whose scenes take one process
@@ -97,22 +103,31 @@ type Info struct {
 	Parts int `json:",omitempty"`
 }
 
-// ScenesEvery is how many runs of the other checks one run of a Scenes
-// check stands for.
-const ScenesEvery = 3
+// OnceEvery is how many runs of a check that varies one run of any other
+// check stands for: at `check`'s default of three runs, every check that
+// does not vary runs once.
+const OnceEvery = 3
 
-// RunsOf returns how many times a grade that runs each check repeat times
-// runs the check in: repeat, or for a Scenes check or an Apart one, one
-// run for every ScenesEvery, at least one. An Apart check's wrong answers
-// (a fixed value, one drawn once and shared, a generator seeded alike)
-// fail it in every run, each run is two processes, and a right answer's
-// false verdict is a chance per run: more runs only add to it.
+// RunsOf returns how many times a grade asked for repeat runs runs the
+// check: repeat for a check that Varies, and otherwise one run for every
+// OnceEvery, at least one.
+//
+// A check that does not vary plays one schedule in every run (gates, a
+// virtual clock, goroutines let go one at a time, one statement each in
+// lockstep), so it gives an answer one verdict in every run: the library
+// holds that for each of its answers, run after run, and a further run
+// would spend the student's time to say it again. An explorer's one run
+// plays hundreds of scenes, whether its verdict varies or not. An Apart
+// check's wrong answers (a fixed value, one drawn once and shared, a
+// generator seeded alike) fail it in every run, each run is two
+// processes, and a right answer's false verdict is a chance per run: more
+// runs only add to it.
 func (in Info) RunsOf(repeat int) int {
 	repeat = max(repeat, 1)
-	if in.Scenes || in.Apart != nil {
-		return (repeat + ScenesEvery - 1) / ScenesEvery
+	if in.Varies && !in.Scenes && in.Apart == nil {
+		return repeat
 	}
-	return repeat
+	return (repeat + OnceEvery - 1) / OnceEvery
 }
 
 // PartsOf returns how many processes one run of the check takes: Parts,

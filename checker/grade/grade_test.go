@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,7 +242,7 @@ func TestPartsOfARunAreJoined(t *testing.T) {
 	assert.Equal(t, check.Fail, got.Status)
 	assert.Equal(t, "scene 2 broke", got.Figure)
 	assert.Equal(t, check.Flaky, fold(in, []Run{p1, p2, fail, p2}).Status, "two runs of two parts: one passed, one failed")
-	assert.Equal(t, 6, in.RunsOf(7)*in.PartsOf(), "three runs for seven of the others, each in two parts")
+	assert.Equal(t, 6, in.RunsOf(7)*in.PartsOf(), "three runs for seven of a check that varies, each in two parts")
 }
 
 // A run whose scene did not happen tested nothing: the check is judged by
@@ -422,15 +423,22 @@ func TestNoCgoMeansARaceSkip(t *testing.T) {
 // goroutines queued on a file's lock are waiting for I/O, not deadlocked.
 func TestPrintingIsNotADeadlock(t *testing.T) {
 	t.Parallel()
-	rep, err := Grade(context.Background(), fixture("printer"), Options{Root: root(t), Repeat: 2})
+	target := fixture("printer")
+	// Case 1 has no check that varies: say one does, for its count.
+	target.Case.Checks = slices.Clone(target.Case.Checks)
+	target.Case.Checks[0].Varies = true
+	rep, err := Grade(context.Background(), target, Options{Root: root(t), Repeat: 4})
 	require.NoError(t, err)
+	c := target.Case
 	for _, r := range rep.Results {
 		assert.Equal(t, check.Pass, r.Status, "%s: %s", r.ID, r.Message)
-		// The explorer plays hundreds of scenes a run: once stands for
-		// up to three runs of the others.
+		// Asked for four runs, a check that varies runs four times, and
+		// every other check twice (check.Info.RunsOf).
+		in, ok := c.Check(r.ID)
+		require.True(t, ok, r.ID)
 		want := 2
-		if r.ID == "explore" || r.ID == "switches" {
-			want = 1
+		if in.Varies {
+			want = 4
 		}
 		assert.Equal(t, want, r.Runs, "%s", r.ID)
 	}
