@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,8 +36,11 @@ var outboxInfo = check.Info{
 		"failure, one that looks at the outbox more often than every 50 ms, one that does not return when " +
 		"its context ends, one that sends each row on a goroutine of its own and waits for none, so that " +
 		"they pile up while Redis stalls (wrong/relay-go-per-row), relays that claim a row for longer than " +
-		"the delivery may take (wrong/relay-claim-30s), and a write that marks its book's other rows sent " +
-		"with its own delete (wrong/setprice-marks-book)",
+		"the delivery may take (wrong/relay-claim-30s), a write that marks its book's other rows sent " +
+		"with its own delete (wrong/setprice-marks-book), a backoff with no cap or one past 2 s " +
+		"(wrong/relay-backoff-uncapped, wrong/relay-backoff-cap-5s), a relay that sends only the newest " +
+		"row's delete and marks every row sent (wrong/relay-newest-only), and one that gives a row up " +
+		"after a few failed deletes (wrong/relay-drops-row-after-3)",
 }
 
 const (
@@ -105,7 +109,8 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
 		"of goroutines meanwhile), and when a later write's writer died while an earlier write was still " +
-		"finishing, and within a second again once Redis had refused every delete for 8 s; an idle relay looked " +
+		"finishing, and within a second again once Redis had refused every delete for 8 s (meanwhile trying again " +
+		"at most 2 s apart, and then with two books' old prices gone); an idle relay looked " +
 		"at the outbox at most every 50 ms and returned when told to stop" + unstaged)
 }
 
@@ -538,10 +543,18 @@ const (
 
 // relayRecovers is the last scene of Outbox: a relay after Redis trouble.
 // Shop-1 is cut off from Redis at each of its commits, as an instance that
-// dies after them, so that only shop-2's relay can send the deletes. For
-// troubleFor after the first commit, shop-2's Redis refuses every write,
-// and its relay fails pass after pass; then Redis is well again, the row
-// must be sent within backWithin, and after quietFor with nothing to send,
+// dies after them, so that only shop-2's relay can send the deletes. Both
+// the book and another are cached first; shop-1 commits the book's price,
+// and then another's is committed straight in the database, as by a
+// writer that died. For troubleFor after that, shop-2's Redis refuses
+// every write, and its relay fails pass after pass, trying again at most
+// retryWithin apart (a relay whose wait grows without a cap, or to 5 s,
+// waits longer); then Redis is well again, both rows must be sent within
+// backWithin, and, shop-1 still cut off, visitors of shop-2 must get both
+// new prices: a relay that marks a row sent though its delete never
+// succeeded (one that gives a row up after a few failures), or that sends
+// only the newest row's delete, leaves an old price in Redis. After
+// quietFor with nothing to send,
 // shop-1 commits three more writes, recoveredApart after one another, each
 // to be sent within relayWithin. A relay that never sets its wait back
 // after a good pass looks only every 2 s for the rest of its life: one of
@@ -561,19 +574,68 @@ func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
 	var trouble atomic.Bool
 	trouble.Store(true)
 	var refused atomic.Int64
+	var mu sync.Mutex
+	var tries []time.Time // when shop-2 sent a write Redis refused
 	s.taps[1].Fail(func(c fleet.Command) bool {
 		if trouble.Load() && !fleet.ReadOnly(c.Name) {
 			refused.Add(1)
+			mu.Lock()
+			tries = append(tries, s.Clock.Now())
+			mu.Unlock()
 			return true
 		}
 		return false
 	}, errRedis, -1)
+	// Both books are cached by shop-1, whose writes Redis takes.
+	other := otherBook()
+	for _, b := range []string{book, other} {
+		v := s.ReadBook(0, b)
+		if err := s.Drive(v.Done, patience); err != nil {
+			return waitVerdict(err, "shop-1's visitor of "+b+" was")
+		}
+	}
 	var resume atomic.Pointer[func()]
 	defer call(&resume)
 	s.commits.Then = func(context.Context, string) error {
-		r := s.taps[0].Pause() // nothing shop-1 sends from now on reaches Redis
-		resume.Store(&r)
+		if resume.Load() == nil {
+			r := s.taps[0].Pause() // nothing shop-1 sends from now on reaches Redis
+			resume.Store(&r)
+		}
 		return nil
+	}
+	oldOther, _ := s.db.Peek(other)
+	otherPrice := oldOther.Price + 100
+	// served has a visitor of shop-2 ask for each book while shop-1 is
+	// still cut off, so that only shop-2's relay can have sent the
+	// deletes, and fails when one is served an old price.
+	served := func() check.Verdict {
+		for _, b := range []struct {
+			title string
+			price int
+		}{{book, newPrice}, {other, otherPrice}} {
+			v := s.ReadBook(1, b.title)
+			if err := s.Drive(v.Done, patience); err != nil {
+				return waitVerdict(err, "shop-2's visitor of "+b.title+" was")
+			}
+			o := v.Outcomes()[0]
+			if o.Err == nil && o.Panic == "" && o.Value == b.price {
+				continue
+			}
+			got := fmt.Sprintf("the error %v", o.Err)
+			if o.Panic != "" {
+				got = "a panic: " + o.Panic
+			} else if o.Err == nil {
+				got = cents(o.Value)
+			}
+			return check.Failed("", fmt.Sprintf("two writes were committed, %s of %s and %s of %s, each by a "+
+				"writer cut off from Redis at once, and shop-2's Redis refused every write for %v; once it was "+
+				"well again the outbox was emptied, yet a visitor of %s on shop-2 then got %s: the relay marked "+
+				"a row sent whose delete never reached Redis. Mark a row sent only once its own delete has "+
+				"succeeded, keep trying it while Redis fails (never give a row up), and send every row's delete, "+
+				"not only the newest. Redis held: %s", cents(otherPrice), other, cents(newPrice), book,
+				troubleFor, b.title, got, s.Cached()))
+		}
+		return check.Passed("")
 	}
 	// write has shop-1 commit price, cut off at its commit, and waits
 	// for the relays to send it within bound; then shop-1 is let through
@@ -584,6 +646,13 @@ func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
 			return waitVerdict(err, "shop-1's write was")
 		}
 		if price == newPrice {
+			// The other book's price is committed straight in the
+			// database, after shop-1's (which takes what it needs of
+			// Redis before its commit), as by another writer that died.
+			if _, err := s.db.SetPrice(s.H.Context(), other, otherPrice); err != nil {
+				return check.Failed("", "the checker's own write of "+other+" failed: "+err.Error())
+			}
+			firstCommit := s.Clock.Now()
 			if err := s.Elapse(troubleFor); err != nil {
 				return stuckVerdict(err)
 			}
@@ -592,6 +661,15 @@ func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
 					"never failed a pass")
 			}
 			trouble.Store(false)
+			mu.Lock()
+			gap, at := longestGap(firstCommit, tries)
+			mu.Unlock()
+			if gap > retryWithin {
+				return check.Failed("", fmt.Sprintf("while shop-2's Redis refused every write for %v, its relay "+
+					"sent nothing for %v (from %v after the first commit): a relay backs off from a failing Redis, but "+
+					"tries a failed delete again within a second or so; cap its wait (at most %v), or a long "+
+					"outage leaves it asleep for minutes once Redis is back", troubleFor, gap.Round(time.Millisecond), at.Round(time.Millisecond), retryWithin))
+			}
 		}
 		committed := s.Clock.Now()
 		sent, v := s.awaitOutbox(r, bound)
@@ -608,6 +686,11 @@ func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
 				"or so once a pass goes well (set the wait back after a good pass): after one bad spell it "+
 				"otherwise stays slow for the life of the process, and no write whose writer dies reaches Redis "+
 				"within a second. Redis held: %s", cents(price), when, late, s.Cached()))
+		}
+		if price == newPrice {
+			if v := served(); !v.Pass {
+				return v
+			}
 		}
 		call(&resume)
 		resume.Store(nil)
@@ -639,4 +722,17 @@ func relayRecovers(h *harness.H, newShop NewShop) check.Verdict {
 		}
 	}
 	return check.Passed("")
+}
+
+// longestGap returns the longest time between start and the first of
+// tries, or between two tries in a row, and how long after start it began.
+func longestGap(start time.Time, tries []time.Time) (gap, at time.Duration) {
+	last := start
+	for _, t := range tries {
+		if d := t.Sub(last); d > gap {
+			gap, at = d, last.Sub(start)
+		}
+		last = t
+	}
+	return gap, at
 }

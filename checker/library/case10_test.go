@@ -133,6 +133,10 @@ var _ = register(10,
 	entry{dir: "wrong/relay-ignores-ctx", fails: []string{"outbox"}},
 	// Written blind for issue 26: a relay whose backoff is never set back.
 	entry{dir: "wrong/relay-backoff-never-reset", fails: []string{"outbox"}},
+	entry{dir: "wrong/relay-backoff-uncapped", fails: []string{"outbox"}},
+	entry{dir: "wrong/relay-backoff-cap-5s", fails: []string{"outbox"}},
+	entry{dir: "wrong/relay-newest-only", fails: []string{"outbox"}},
+	entry{dir: "wrong/relay-drops-row-after-3", fails: []string{"outbox"}},
 	// Written blind for the outbox check.
 	entry{dir: "wrong/relay-batch-del", fails: []string{"one-slot"}},
 	entry{dir: "wrong/relay-go-per-row", fails: []string{"outbox"}},
