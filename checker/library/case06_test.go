@@ -103,6 +103,8 @@ var _ = register(6,
 	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
 	// Written blind for issue 26: a renewal with no deadline of its own.
 	entry{dir: "wrong/renew-no-timeout", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-timeout-whole-ttl", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-giveup-late", fails: []string{"slow-query"}},
 	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},
 )
