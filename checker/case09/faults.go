@@ -299,7 +299,8 @@ var stalledLockInfo = check.Info{
 		"stale list, and leaves no lock attempt of its own behind",
 	Catches: "the lock taken on a detached context (context.WithoutCancel, or the background rebuild's), so that a " +
 		"visitor with a 100 ms deadline waits out Redis's stall (wrong/refresh-lock-detached), or returns at once " +
-		"and leaves its lock attempt waiting on a context no reader ends (wrong/lock-attempt-in-goroutine)",
+		"and leaves its lock attempt waiting on a context no reader ends (wrong/lock-attempt-in-goroutine); and an " +
+		"attempt the instance's readers share with no deadline of its own (wrong/attempt-flight-no-deadline)",
 }
 
 // StalledLock checks that a stale reader's lock attempt runs on the
@@ -379,7 +380,9 @@ const stalledReaders = 10
 // still wait: the instance's own, shared by its readers (a flight of the
 // instance's, with its own deadline). More is one left behind per reader,
 // on a context no reader ends: on a slow Redis they pile up, each holding
-// a connection of the pool (c09-lock-attempt-in-goroutine).
+// a connection of the pool (c09-lock-attempt-in-goroutine). The one left
+// must end by its deadline, within case06.LongestWork
+// (c09-attempt-flight-no-deadline).
 func stalledLockCrowd(h *harness.H, newShop NewShop) check.Verdict {
 	sc, fail := filledScene(h, newShop, 2)
 	if sc == nil {
@@ -413,6 +416,22 @@ func stalledLockCrowd(h *harness.H, newShop NewShop) check.Verdict {
 				"trip (or share one attempt among the instance's readers), and detach only the rebuild that follows",
 			sc.at(stale), stalledReaders, case06.Hurry, n))
 	}
-	return check.Passed(fmt.Sprintf("%d stale readers at once, their lock attempts stalled: %d left waiting after them",
-		stalledReaders, stall.Waiting()))
+	left := stall.Waiting()
+	if left == 1 {
+		// The one attempt left is work that outlives its readers: it has
+		// a deadline of its own, at most case06.LongestWork.
+		if err := sc.Elapse(case06.LongestWork); err != nil {
+			return case06.StuckVerdict(err)
+		}
+		if stall.Waiting() > 0 {
+			return check.Failed("a lock attempt with no deadline", fmt.Sprintf("the shelf was stale at %s, and every "+
+				"command of shop-1's that may take a lock stalled on its way to Redis; %d stale readers came at once "+
+				"and returned, and the lock attempt they left still waited %v after them: it has no deadline of "+
+				"its own. Work that outlives its readers ends by a deadline on the clock New is given (at most %v, "+
+				"the contract): an attempt with none, its command lost on the network, keeps the instance from ever "+
+				"taking the lock again, and the shelf stays stale", sc.at(stale), stalledReaders, case06.LongestWork, case06.LongestWork))
+		}
+	}
+	return check.Passed(fmt.Sprintf("%d stale readers at once, their lock attempts stalled: %d left waiting after them%s",
+		stalledReaders, left, map[bool]string{true: ", and it ended by its deadline"}[left == 1]))
 }

@@ -105,6 +105,7 @@ var _ = register(9,
 	entry{dir: "wrong/refresh-lock-detached", fails: []string{"stalled-lock"}},
 	// Written blind for issue 26: the lock attempt handed to a goroutine.
 	entry{dir: "wrong/lock-attempt-in-goroutine", fails: []string{"stalled-lock"}},
+	entry{dir: "wrong/attempt-flight-no-deadline", fails: []string{"stalled-lock"}},
 	// Found only by the explorer's random scenes (explore-oneflight, by
 	// shelves-apart too).
 	entry{dir: "wrong/explore-deadline", fails: []string{"explore"}},
