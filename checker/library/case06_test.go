@@ -105,6 +105,7 @@ var _ = register(6,
 	entry{dir: "wrong/renew-no-timeout", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-timeout-whole-ttl", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-giveup-late", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-on-first-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},
 )
