@@ -72,22 +72,9 @@ func shortLock(what string) check.Verdict {
 // the keys there now that behave as a lock (see learnLocks). No key means
 // no lock.
 func lockKeys(f *Fleet, whose string) ([]fleet.Key, check.Verdict) {
-	keys, err := f.World.Keys(f.H.Context())
+	out, err := presentLocks(f)
 	if err != nil {
 		return nil, fleet.Unreachable(err)
-	}
-	if f.locks == nil {
-		locks, err := learnLocks(f)
-		if err != nil {
-			return nil, fleet.Unreachable(err)
-		}
-		f.locks = locks
-	}
-	var out []fleet.Key
-	for _, k := range keys {
-		if f.locks[k.Name] {
-			out = append(out, k)
-		}
 	}
 	for _, k := range out {
 		if !k.Forever && k.TTL < rebuild {
@@ -112,4 +99,25 @@ func lockKeys(f *Fleet, whose string) ([]fleet.Key, check.Verdict) {
 	}
 	return nil, check.Failed("no lock", fmt.Sprintf("while %s query ran, Redis held no key: there is no lock for the "+
 		"other instances to find. Take SET lock:<shelf> <token> NX PX <ms> before reading the source", whose))
+}
+
+// presentLocks returns the keys in Redis now that behave as a lock (see
+// learnLocks), learning which those are the first time a scene asks.
+func presentLocks(f *Fleet) ([]fleet.Key, error) {
+	keys, err := f.World.Keys(f.H.Context())
+	if err != nil {
+		return nil, err
+	}
+	if f.locks == nil {
+		if f.locks, err = learnLocks(f); err != nil {
+			return nil, err
+		}
+	}
+	var out []fleet.Key
+	for _, k := range keys {
+		if f.locks[k.Name] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }

@@ -287,21 +287,16 @@ func keepServed(outs []harness.Outcome[[]string]) []harness.Outcome[[]string] {
 }
 
 // lockLapse returns the time left to live of the longest-lived lock key in
-// Redis (see learnLocks), and whether there is one with a time to live.
+// Redis (see presentLocks), and whether there is one with a time to live.
 func lockLapse(f *Fleet) (time.Duration, bool, error) {
-	keys, err := f.World.Keys(f.H.Context())
+	locks, err := presentLocks(f)
 	if err != nil {
 		return 0, false, err
 	}
-	if f.locks == nil {
-		if f.locks, err = learnLocks(f); err != nil {
-			return 0, false, err
-		}
-	}
 	var left time.Duration
 	found := false
-	for _, k := range keys {
-		if f.locks[k.Name] && !k.Forever {
+	for _, k := range locks {
+		if !k.Forever {
 			left, found = max(left, k.TTL), true
 		}
 	}
