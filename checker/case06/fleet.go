@@ -3,10 +3,8 @@ package case06
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -120,15 +118,8 @@ func (f *Fleet) Burst(perInstance int) *harness.Crowd[[]string] {
 // visit starts a crowd and waits until every visitor has started, so that
 // Settle, which looks only at goroutines, sees them all.
 func (f *Fleet) visit(n int, fn func(context.Context, int) ([]string, error)) *harness.Crowd[[]string] {
-	var started atomic.Int64
-	c := harness.Visit(f.H, n, func(ctx context.Context, i int) ([]string, error) {
-		started.Add(1)
-		return fn(ctx, i)
-	})
+	c := harness.Visit(f.H, n, fn).Started()
 	f.crowds = append(f.crowds, c)
-	for started.Load() < int64(n) {
-		runtime.Gosched()
-	}
 	return c
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -119,15 +118,8 @@ func (s *scene) warm(ids []int) *harness.Crowd[string] {
 
 // visit starts a crowd and waits until every visitor has started.
 func (s *scene) visit(n int, fn func(context.Context, int) (string, error)) *harness.Crowd[string] {
-	var started atomic.Int64
-	c := harness.Visit(s.h, n, func(ctx context.Context, i int) (string, error) {
-		started.Add(1)
-		return fn(ctx, i)
-	})
+	c := harness.Visit(s.h, n, fn).Started()
 	s.crowds = append(s.crowds, c)
-	for started.Load() < int64(n) {
-		time.Sleep(50 * time.Microsecond)
-	}
 	return c
 }
 

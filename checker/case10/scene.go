@@ -3,9 +3,7 @@ package case10
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -217,15 +215,8 @@ func (s *scene) WriteDone(i, price int) check.Verdict {
 
 // visit starts a crowd and waits until every visitor has started.
 func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Crowd[int] {
-	var started atomic.Int64
-	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) {
-		started.Add(1)
-		return fn(ctx)
-	})
+	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) { return fn(ctx) }).Started()
 	s.crowds = append(s.crowds, c)
-	for started.Load() < int64(n) {
-		runtime.Gosched()
-	}
 	return c
 }
 

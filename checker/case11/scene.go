@@ -5,10 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -249,15 +247,8 @@ func (s *scene) Write(i, price int) *harness.Crowd[int] {
 
 // visit starts a crowd and waits until every visitor has started.
 func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Crowd[int] {
-	var started atomic.Int64
-	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) {
-		started.Add(1)
-		return fn(ctx)
-	})
+	c := harness.Visit(s.H, n, func(ctx context.Context, _ int) (int, error) { return fn(ctx) }).Started()
 	s.crowds = append(s.crowds, c)
-	for started.Load() < int64(n) {
-		runtime.Gosched()
-	}
 	return c
 }
 

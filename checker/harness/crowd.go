@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -128,6 +129,17 @@ func (c *Crowd[T]) allStarted() bool {
 		}
 	}
 	return true
+}
+
+// Started waits until every visitor has begun its call, and returns c: a
+// driver that looks only at goroutines (fleet.Stage.Drive) then sees each
+// of them at work or parked, never not yet there. It waits on the
+// visitors' own flags, so it orders no visitor after another.
+func (c *Crowd[T]) Started() *Crowd[T] {
+	for !c.allStarted() {
+		runtime.Gosched()
+	}
+	return c
 }
 
 // Settle waits until every visitor has started and the whole process has
