@@ -250,24 +250,8 @@ type fworld struct {
 	// that very instant and had not yet begun its read lost the lock to
 	// the takeover before it read, so one more instance may take it and
 	// read as well (which of the two comes first is the scheduler's).
-	idle  map[string]time.Duration
-	lines []string
-	bad   string
-}
-
-func (w *fworld) logf(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, fmt.Sprintf("%8v  %s", w.f.Clock.Elapsed(), fmt.Sprintf(format, args...)))
-}
-
-func (w *fworld) fail(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.bad == "" {
-		w.bad = fmt.Sprintf(format, args...)
-		w.lines = append(w.lines, "          BROKEN: "+w.bad)
-	}
+	idle map[string]time.Duration
+	*explore.Record
 }
 
 // values reads the shelf's lock keys.
@@ -317,15 +301,15 @@ func (w *fworld) hook(ctx context.Context, shop int, shelf string) error {
 	times := w.readTimes(shelf)
 	w.mu.Unlock()
 	cost := w.sc.cost(shelf, k)
-	w.logf("shop-%d's read %d of %s begins (%v)", shop+1, k+1, shelf, cost)
+	w.Logf("shop-%d's read %d of %s begins (%v)", shop+1, k+1, shelf, cost)
 	if twice != nil {
-		w.fail("shop-%d read %s from the source while its own read of it (begun at %v) was still running: two flights of one shelf "+
+		w.Fail("shop-%d read %s from the source while its own read of it (begun at %v) was still running: two flights of one shelf "+
 			"in one instance. With Redis refusing every command no lock can hold the fleet's readers back, and the instance's one "+
 			"flight is all that stands between its visitors and the database; a look for a flight and the making of one must be "+
 			"one step (one critical section, or singleflight)", shop+1, shelf, twice.start)
 	}
 	if !w.sc.Down && k+1 > allowed {
-		w.fail("%s was read from the source %d times, at most %d allowed (%s): a visitor asked at a moment the fleet had the shelf, "+
+		w.Fail("%s was read from the source %d times, at most %d allowed (%s): a visitor asked at a moment the fleet had the shelf, "+
 			"or was filling it under a live lock, and an instance read again", shelf, k+1, allowed, times)
 	}
 	rd.locks = w.values(ctx, shelf)
@@ -350,7 +334,7 @@ func (w *fworld) hook(ctx context.Context, shop int, shelf string) error {
 		}
 		w.mu.Unlock()
 		_ = w.f.World.DeleteAll(ctx)
-		w.logf("the lock of %s expires (the scene deletes every key, as if every lock and shelf had expired)", shelf)
+		w.Logf("the lock of %s expires (the scene deletes every key, as if every lock and shelf had expired)", shelf)
 		_ = w.f.Hold(ctx, cost-cost/2)
 	} else {
 		_ = w.f.Hold(ctx, cost)
@@ -371,13 +355,13 @@ func (w *fworld) hook(ctx context.Context, shop int, shelf string) error {
 				if ok {
 					what = "overwritten"
 				}
-				w.fail("the lock %s was %s while its holder's read of %s (begun at %v) was still running: either it expired under a healthy "+
+				w.Fail("the lock %s was %s while its holder's read of %s (begun at %v) was still running: either it expired under a healthy "+
 					"holder (a lock that lives less than a %v rebuild) or another instance released it (a holder whose own lock had expired "+
 					"released with a plain DEL, or without checking its own token)", key, what, shelf, rd.start, rebuild)
 			}
 		}
 	}
-	w.logf("shop-%d's read %d of %s lands", shop+1, k+1, shelf)
+	w.Logf("shop-%d's read %d of %s lands", shop+1, k+1, shelf)
 	return nil
 }
 
@@ -420,6 +404,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 	}
 	f := start(h, wd, holdNone(), newShop)
 	w := &fworld{f: f, sc: sc, locks: locks, staged: map[string]int{}, idle: map[string]time.Duration{}}
+	w.Record = explore.NewRecord(f.Clock.Elapsed, explore.Width(8), story)
 	for i := range sc.Shops {
 		t := fleet.NewTap(nil)
 		if sc.Down {
@@ -443,7 +428,7 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 			}
 			return fmt.Sprintf("a goroutine of the shops (%d)", g)
 		}
-		s.Watch(func(h point.Hold) { w.logf("%s", h.Describe(name)) })
+		s.Watch(func(h point.Hold) { w.Logf("%s", h.Describe(name)) })
 	}
 	defer f.Close()
 	if f.World.Embedded() {
@@ -457,26 +442,25 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		if err := f.Clock.Sleep(ctx, v.At); err != nil {
 			return nil, err
 		}
-		w.logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Shelf)
+		w.Logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Shelf)
 		books, err := f.shops[v.Shop].Top(ctx, v.Shelf)
 		switch {
 		case err != nil:
-			w.logf("visitor %d gets an error: %v", i+1, err)
+			w.Logf("visitor %d gets an error: %v", i+1, err)
 		case slices.Equal(books, catalog.Books(v.Shelf)):
-			w.logf("visitor %d gets the list", i+1)
+			w.Logf("visitor %d gets the list", i+1)
 		default:
-			w.logf("visitor %d gets %q", i+1, books)
+			w.Logf("visitor %d gets %q", i+1, books)
 		}
 		return books, err
 	})
 	err = f.Drive(crowd.Done, patience)
-	res := explore.Played{}
 	switch {
 	case errors.Is(err, fleet.ErrNoBound):
-		w.fail("visitors were still waiting after %v of the shops' clock: %s", patience, crowd.Where())
-	case errors.As(err, &res.Stuck):
+		w.Fail("visitors were still waiting after %v of the shops' clock: %s", patience, crowd.Where())
+	case w.Unrested(err):
 	case err != nil:
-		w.fail("the visitors never finished: %v", err)
+		w.Fail("the visitors never finished: %v", err)
 	}
 	for i, o := range crowd.Outcomes() {
 		v := sc.Visitors[i]
@@ -484,11 +468,11 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 		switch {
 		case !o.Returned:
 		case o.Panic != "":
-			w.fail("visitor %d's call panicked: %s", i+1, o.Panic)
+			w.Fail("visitor %d's call panicked: %s", i+1, o.Panic)
 		case o.Err != nil && errors.As(o.Err, &later) && later.RetryAfter() > 0:
 		case o.Err != nil && sc.Down: // any error, when Redis is down
 		case o.Err != nil:
-			w.fail("visitor %d (shop-%d, %s at %v) got the error %q: the source never failed, and the only error a visitor may get is \"try again\"",
+			w.Fail("visitor %d (shop-%d, %s at %v) got the error %q: the source never failed, and the only error a visitor may get is \"try again\"",
 				i+1, v.Shop+1, v.Shelf, v.At, o.Err)
 		case !slices.Equal(o.Value, catalog.Books(v.Shelf)):
 			got := fmt.Sprintf("%q", o.Value)
@@ -497,23 +481,20 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 					got = "the list of " + other + ", another shelf the fleet had cached"
 				}
 			}
-			w.fail("visitor %d (shop-%d, %s at %v) got %s, not the source's list for %s", i+1, v.Shop+1, v.Shelf, v.At, got, v.Shelf)
+			w.Fail("visitor %d (shop-%d, %s at %v) got %s, not the source's list for %s", i+1, v.Shop+1, v.Shelf, v.At, got, v.Shelf)
 		}
 	}
 	for _, u := range untimedSeen() {
-		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
+		w.Fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
 	}
 	if keys, err := wd.Keys(h.Context()); err == nil {
 		for _, k := range keys {
 			if k.Forever {
-				w.fail("%s has no time to live when the scene ends", k.Name)
+				w.Fail("%s has no time to live when the scene ends", k.Name)
 			}
 		}
 	}
-	w.mu.Lock()
-	res.Bad, res.Lines = w.bad, slices.Clone(w.lines)
-	w.mu.Unlock()
-	return res
+	return w.Played()
 }
 
 // explorer returns case 6's explorer for an implementation.

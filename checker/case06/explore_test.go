@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 
+	"stampede/checker/explore"
 	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
 	rfencing "stampede/checker/library/case06/right/fencing"
@@ -82,11 +83,12 @@ func TestSourceReadsRaceOnlyInTheShop(t *testing.T) {
 		locks:  map[string][]string{},
 		staged: map[string]int{},
 	}
+	w.Record = explore.NewRecord(w.f.Clock.Elapsed, explore.Width(8), false)
 	var wg sync.WaitGroup
 	for range readers {
 		wg.Go(func() { assert.NoError(t, w.hook(context.Background(), 0, catalog.Bestsellers)) })
 	}
 	wg.Wait()
 	assert.Len(t, w.reads, readers)
-	assert.Contains(t, w.bad, "read from the source")
+	assert.Contains(t, w.Played().Bad, "read from the source")
 }

@@ -337,8 +337,14 @@ type xworld struct {
 	missedAt  map[int]time.Duration // reader -> when its held miss was answered
 	checked   map[string]fleet.Span
 	eventDone []bool
-	lines     []string
-	bad       string
+	*explore.Record
+}
+
+// lockedNow is now for the record's stamps, which come from any goroutine.
+func (x *xworld) lockedNow() time.Duration {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.now()
 }
 
 func (x *xworld) now() time.Duration {
@@ -346,21 +352,6 @@ func (x *xworld) now() time.Duration {
 		return 0
 	}
 	return x.s.clk.Now().Sub(x.start)
-}
-
-func (x *xworld) logf(format string, args ...any) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.lines = append(x.lines, fmt.Sprintf("%8v  %s", x.now(), fmt.Sprintf(format, args...)))
-}
-
-func (x *xworld) fail(format string, args ...any) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.bad == "" {
-		x.bad = fmt.Sprintf(format, args...)
-		x.lines = append(x.lines, "          BROKEN: "+x.bad)
-	}
 }
 
 // failure is a planned query failure: an error value of its own.
@@ -398,13 +389,13 @@ func (x *xworld) hook(ctx context.Context, id int) error {
 	allowed := 1 + failed + len(x.removed[id])
 	x.mu.Unlock()
 	pl := x.sc.plan(id, k)
-	x.logf("query %d of event %d begins (%v%s)", k+1, id, pl.Cost, map[bool]string{true: ", will fail"}[pl.Fail])
+	x.Logf("query %d of event %d begins (%v%s)", k+1, id, pl.Cost, map[bool]string{true: ", will fail"}[pl.Fail])
 	if live > pool {
-		x.fail("%d queries were in the database at once when event %d's began at %v, and its pool holds %d: bound the rebuilds "+
+		x.Fail("%d queries were in the database at once when event %d's began at %v, and its pool holds %d: bound the rebuilds "+
 			"for the whole shop, taking a slot before the query and giving it back after", live, id, q.start, pool)
 	}
 	if k+1 > allowed {
-		x.fail("%s", x.again(id, k+1, allowed))
+		x.Fail("%s", x.again(id, k+1, allowed))
 	}
 	err := x.s.clk.Sleep(ctx, pl.Cost)
 	if err == nil && pl.Fail {
@@ -418,9 +409,9 @@ func (x *xworld) hook(ctx context.Context, id int) error {
 	}
 	x.mu.Unlock()
 	if err != nil {
-		x.logf("query %d of event %d fails: %v", k+1, id, err)
+		x.Logf("query %d of event %d fails: %v", k+1, id, err)
 	} else {
-		x.logf("query %d of event %d lands", k+1, id)
+		x.Logf("query %d of event %d lands", k+1, id)
 	}
 	return err
 }
@@ -496,9 +487,9 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 			}
 			x.mu.Unlock()
 			if hold {
-				x.logf("the write of event %d to Redis is held %v on its way", p, d)
+				x.Logf("the write of event %d to Redis is held %v on its way", p, d)
 				_ = x.s.clk.Sleep(context.Background(), d)
-				x.logf("the write of event %d reaches Redis", p)
+				x.Logf("the write of event %d reaches Redis", p)
 			}
 			return
 		}
@@ -507,7 +498,7 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 	if !fleet.ReadOnly(name) {
 		for _, a := range args[1:] {
 			if p, ok := x.byPage[a]; ok && cmd.Err() == nil {
-				x.logf("event %d is stored in Redis", p)
+				x.Logf("event %d is stored in Redis", p)
 				break
 			}
 		}
@@ -529,7 +520,7 @@ func (x *xworld) stage(ctx context.Context, cmd redis.Cmder, answered bool) {
 	x.mu.Unlock()
 	if first {
 		d := x.sc.Readers[r].LateLook
-		x.logf("reader %d's miss of event %d is held %v on its way back", r+1, x.sc.Readers[r].Page, d)
+		x.Logf("reader %d's miss of event %d is held %v on its way back", r+1, x.sc.Readers[r].Page, d)
 		_ = x.s.clk.Sleep(context.Background(), d)
 	}
 }
@@ -583,7 +574,7 @@ func (x *xworld) atRest(ctx context.Context) {
 		if where == "" {
 			where = "waiting"
 		}
-		x.fail("reader %d of event %d arrived at %v, when the page was in Redis, and at %v it was still inside Page (%s): "+
+		x.Fail("reader %d of event %d arrived at %v, when the page was in Redis, and at %v it was still inside Page (%s): "+
 			"a page in Redis is served at once. Only a rebuild waits for a database slot: read Redis first, and take a slot after the miss",
 			waiting[0]+1, rd.Page, rd.At, now, where)
 	}
@@ -596,7 +587,7 @@ func (x *xworld) atRest(ctx context.Context) {
 		return
 	}
 	if bad := outOfRange(lifetimes(r, x.s.tap.Wrote(), x.s.world.Embedded(), x.s.start)); len(bad) > 0 {
-		x.fail("at %v the shop had just written %s: a page lives 30 s plus a random 0 to 5 s, on every path that stores it "+
+		x.Fail("at %v the shop had just written %s: a page lives 30 s plus a random 0 to 5 s, on every path that stores it "+
 			"(the warm-up, a rebuild, a second look, a retry)", now, bad[0])
 	}
 }
@@ -626,7 +617,7 @@ func (x *xworld) events(ctx context.Context) []xevent {
 				if rd.Deadline {
 					how = "reaches its deadline"
 				}
-				x.logf("reader %d %s", i+1, how)
+				x.Logf("reader %d %s", i+1, how)
 				x.ends[i]()
 			}})
 		}
@@ -656,7 +647,7 @@ func (x *xworld) lose(ctx context.Context, page int) {
 		x.mu.Lock()
 		x.removed[p] = append(x.removed[p], x.now())
 		x.mu.Unlock()
-		x.logf("Redis loses event %d", p)
+		x.Logf("Redis loses event %d", p)
 	}
 }
 
@@ -743,6 +734,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 	x := &xworld{sc: sc, byPage: map[string]int{}, failures: map[error]int{}, removed: map[int][]time.Duration{},
 		keys: map[int]string{}, held: map[int]bool{}, slowDone: map[int]bool{}, hit: map[int]bool{}, noted: map[int]bool{},
 		back: map[int]time.Duration{}, ctxErr: map[int]error{}, missedAt: map[int]time.Duration{}, checked: map[string]fleet.Span{}}
+	x.Record = explore.NewRecord(x.lockedNow, explore.Width(8), story)
 	for _, p := range sc.pages() {
 		x.byPage[events.PageOf(p)] = p
 	}
@@ -762,27 +754,26 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 	if s.world.Embedded() {
 		defer h.CountsDecideRest()()
 	}
-	res := explore.Played{}
 	settle := func(err error, who string) bool {
 		switch {
 		case err == nil:
 			return true
 		case errors.Is(err, errNoBound):
-			x.fail("%s still waiting after %v of the shop's clock", who, patience)
-		case errors.As(err, &res.Stuck):
+			x.Fail("%s still waiting after %v of the shop's clock", who, patience)
+		case x.Unrested(err):
 		default:
-			x.fail("%s never finished: %v", who, err)
+			x.Fail("%s never finished: %v", who, err)
 		}
 		return false
 	}
 	if len(sc.Warm) > 0 {
 		w := s.warm(sc.Warm)
 		if !settle(x.drive(w.Done, nil), "the warm-up was") {
-			return x.result(res)
+			return x.Played()
 		}
 		if o := w.Outcomes()[0]; o.Panic != "" || o.Err != nil {
-			x.fail("the warm-up of event %s failed: %v%s", joinInts(sc.Warm), o.Err, o.Panic)
-			return x.result(res)
+			x.Fail("the warm-up of event %s failed: %v%s", joinInts(sc.Warm), o.Err, o.Panic)
+			return x.Played()
 		}
 	}
 	x.mu.Lock()
@@ -802,12 +793,12 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 			}
 			return fmt.Sprintf("a goroutine of the shop (%d)", g)
 		}
-		p.Watch(func(hd point.Hold) { x.logf("%s", hd.Describe(name)) })
+		p.Watch(func(hd point.Hold) { x.Logf("%s", hd.Describe(name)) })
 	}
 	crowd = s.visit(len(sc.Readers), func(_ context.Context, i int) (string, error) {
 		rd := sc.Readers[i]
 		_ = s.clk.Sleep(context.Background(), rd.At)
-		x.logf("reader %d asks for event %d", i+1, rd.Page)
+		x.Logf("reader %d asks for event %d", i+1, rd.Page)
 		page, err := s.shop.Page(x.ctxs[i], rd.Page)
 		ctxErr := x.ctxs[i].Err()
 		hangUps[i]()
@@ -816,25 +807,18 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		x.mu.Unlock()
 		switch {
 		case err != nil:
-			x.logf("reader %d gets an error: %v", i+1, err)
+			x.Logf("reader %d gets an error: %v", i+1, err)
 		case page == events.PageOf(rd.Page):
-			x.logf("reader %d gets its page", i+1)
+			x.Logf("reader %d gets its page", i+1)
 		default:
-			x.logf("reader %d gets %q", i+1, page)
+			x.Logf("reader %d gets %q", i+1, page)
 		}
 		return page, err
 	})
 	if settle(x.drive(crowd.Done, evs), "readers were") {
 		x.judge(crowd.Outcomes())
 	}
-	return x.result(res)
-}
-
-func (x *xworld) result(res explore.Played) explore.Played {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	res.Bad, res.Lines = x.bad, slices.Clone(x.lines)
-	return res
+	return x.Played()
 }
 
 // newExploreScene makes a shop on a fresh world, its database and Redis
@@ -880,9 +864,8 @@ func (x *xworld) judge(outs []harness.Outcome[string]) {
 		default:
 			bad = x.wrongError(i, o.Err, own, waited)
 		}
-		if bad != "" && x.bad == "" {
-			x.bad = bad
-			x.lines = append(x.lines, "          BROKEN: "+bad)
+		if bad != "" {
+			x.Fail("%s", bad)
 		}
 	}
 }

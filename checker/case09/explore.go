@@ -338,41 +338,20 @@ type edelete struct {
 
 // eworld plays one scene.
 type eworld struct {
-	f        *case06.Fleet
-	sc       escene
-	mu       sync.Mutex
-	seq      int
-	reads    []*eread
-	visits   []erecord
-	deletes  []*edelete
-	lines    []string
-	bad      string
-	restless bool
+	f       *case06.Fleet
+	sc      escene
+	mu      sync.Mutex
+	seq     int
+	reads   []*eread
+	visits  []erecord
+	deletes []*edelete
+	*explore.Record
 }
 
 func (w *eworld) now() time.Duration { return w.f.Clock.Now().Sub(nine) }
 
 // next returns the next number of the run's order; w.mu is held.
 func (w *eworld) next() int { w.seq++; return w.seq }
-
-func (w *eworld) logf(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, fmt.Sprintf("%s  %s", at(w.now()), fmt.Sprintf(format, args...)))
-}
-
-func (w *eworld) fail(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.failLocked(format, args...)
-}
-
-func (w *eworld) failLocked(format string, args ...any) {
-	if w.bad == "" {
-		w.bad = fmt.Sprintf(format, args...)
-		w.lines = append(w.lines, "              BROKEN: "+w.bad)
-	}
-}
 
 // deletedBetween reports whether a delete of shelf came at a moment in
 // [from, to]; w.mu is held.
@@ -424,14 +403,14 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 	rd.failed = w.sc.down(shelf, now)
 	for _, o := range w.reads {
 		if o.shelf == shelf && o.endSeq == 0 && !w.deletedBetween(shelf, o.start, now) {
-			w.failLocked("%s was read from the source twice at once: read %d began at %s while read %d, begun at %s, still ran. "+
+			w.Fail("%s was read from the source twice at once: read %d began at %s while read %d, begun at %s, still ran. "+
 				"One rebuild per expiry for the whole fleet: the lock in Redis (one per shelf) decides who reads, and the "+
 				"others serve what they have or wait", shelf, k+1, at(now), o.k+1, at(o.start))
 		}
 	}
 	for _, f := range w.fills(shelf) {
 		if f.end <= now && now-f.end < young && !w.deletedBetween(shelf, f.end, now) {
-			w.failLocked("%s was read again at %s, though read %d had landed at %s, %v earlier, and nothing deleted it: "+
+			w.Fail("%s was read again at %s, though read %d had landed at %s, %v earlier, and nothing deleted it: "+
 				"a fresh value is served as it is. Whoever takes the lock looks in Redis again before it reads (another "+
 				"instance may have just written it)", shelf, at(now), k+1, at(f.end), now-f.end)
 		}
@@ -447,7 +426,7 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 		rd.ended, rd.timedOut = w.now(), timedOut
 	})
 	cost := w.sc.cost(shelf, k)
-	w.logf("read %d of %s begins (%v)", k+1, shelf, cost)
+	w.Logf("read %d of %s begins (%v)", k+1, shelf, cost)
 	over := w.f.Hold(context.WithoutCancel(ctx), cost)
 
 	w.mu.Lock()
@@ -464,16 +443,16 @@ func (w *eworld) hook(ctx context.Context, shelf string) error {
 		rd.failed = true
 		err = ctx.Err()
 		if v := explore.VisitorOf(ctx); v >= 0 && w.leftWithList(v) {
-			w.failLocked("read %d of %s, begun at %s, ran on visitor %d's context, which ended when the visitor left with the "+
+			w.Fail("read %d of %s, begun at %s, ran on visitor %d's context, which ended when the visitor left with the "+
 				"list; the read was lost with it, and the list stays stale. Start the rebuild on context.WithoutCancel(ctx)",
 				k+1, shelf, at(rd.start), v+1)
 		}
 	}
 	rd.endSeq = w.next()
 	if err != nil {
-		w.lines = append(w.lines, fmt.Sprintf("%s  read %d of %s fails: %v", at(rd.end), k+1, shelf, err))
+		w.LogAt(rd.end, "read %d of %s fails: %v", k+1, shelf, err)
 	} else {
-		w.lines = append(w.lines, fmt.Sprintf("%s  read %d of %s lands", at(rd.end), k+1, shelf))
+		w.LogAt(rd.end, "read %d of %s lands", k+1, shelf)
 	}
 	return err
 }
@@ -489,7 +468,7 @@ func (w *eworld) leftWithList(v int) bool {
 }
 
 // playScene plays a scene on a fresh fleet.
-func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
+func playScene(h *harness.H, newShop NewShop, sc escene, story bool) explore.Played {
 	var shops []Shop
 	mk := func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop {
 		s := newShop(db, rdb, clk)
@@ -497,6 +476,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 		return s
 	}
 	w := &eworld{sc: sc, visits: make([]erecord, len(sc.Visitors))}
+	w.Record = explore.NewRecord(w.now, at, story)
 	f, err := case06.NewFleet(h, fleet.ServerURL(), mk, sc.Shops, 0, w.hook)
 	if err != nil {
 		return explore.Played{Err: fleet.Unusable(err)}
@@ -524,7 +504,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 		ctx, end, cancel := explore.NewContext(i, v.Deadline)
 		w.mu.Lock()
 		w.visits[i].arrived, w.visits[i].arriveSeq = w.now(), w.next()
-		w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d asks shop-%d for %s", at(w.now()), i+1, v.Shop+1, v.Shelf))
+		w.Logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Shelf)
 		w.mu.Unlock()
 		if v.End > 0 {
 			go func() {
@@ -534,8 +514,8 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 				w.mu.Lock()
 				if w.visits[i].leaveSeq == 0 {
 					w.visits[i].endedSeq = w.next()
-					w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d's context ends (%s)", at(w.now()), i+1,
-						map[bool]string{true: "deadline", false: "cancelled"}[v.Deadline]))
+					w.Logf("visitor %d's context ends (%s)", i+1,
+						map[bool]string{true: "deadline", false: "cancelled"}[v.Deadline])
 				}
 				w.mu.Unlock()
 				end()
@@ -546,11 +526,11 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 		w.visits[i].left, w.visits[i].leaveSeq = w.now(), w.next()
 		switch {
 		case err != nil:
-			w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d gets an error: %v", at(w.now()), i+1, err))
+			w.Logf("visitor %d gets an error: %v", i+1, err)
 		case slices.Equal(books, catalog.Books(v.Shelf)):
-			w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d gets the list", at(w.now()), i+1))
+			w.Logf("visitor %d gets the list", i+1)
 		default:
-			w.lines = append(w.lines, fmt.Sprintf("%s  visitor %d gets %q", at(w.now()), i+1, books))
+			w.Logf("visitor %d gets %q", i+1, books)
 		}
 		w.mu.Unlock()
 		// The request is over: its context ends, as a server's does.
@@ -565,7 +545,7 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 		w.mu.Lock()
 		rec := &edelete{shelf: d.Shelf, at: w.now(), startSeq: w.next()}
 		w.deletes = append(w.deletes, rec)
-		w.lines = append(w.lines, fmt.Sprintf("%s  shop-%d's write path deletes %s", at(w.now()), d.Shop+1, d.Shelf))
+		w.Logf("shop-%d's write path deletes %s", d.Shop+1, d.Shelf)
 		w.mu.Unlock()
 		err := shops[d.Shop].Invalidate(context.Background(), d.Shelf)
 		w.mu.Lock()
@@ -583,34 +563,30 @@ func playScene(h *harness.H, newShop NewShop, sc escene) explore.Played {
 		last = max(last, d.At)
 	}
 	err = f.Drive(func() bool { return crowd.Done() && dels.Done() }, last+case06.Patience)
-	res := explore.Played{}
 	switch {
 	case errors.Is(err, fleet.ErrNoBound):
-		w.fail("%v after the last visitor or delete came, %s", case06.Patience, stillInside(crowd, dels, f))
-	case errors.As(err, &res.Stuck):
+		w.Fail("%v after the last visitor or delete came, %s", case06.Patience, stillInside(crowd, dels, f))
+	case w.Unrested(err):
 	case err != nil:
-		w.fail("the visitors never finished: %v", err)
+		w.Fail("the visitors never finished: %v", err)
 	}
 	for i, o := range dels.Outcomes() {
 		if o.Returned && (o.Err != nil || o.Panic != "") {
-			w.fail("shop-%d's Invalidate of %s failed: %v%s", sc.Deletes[i].Shop+1, sc.Deletes[i].Shelf, o.Err, o.Panic)
+			w.Fail("shop-%d's Invalidate of %s failed: %v%s", sc.Deletes[i].Shop+1, sc.Deletes[i].Shelf, o.Err, o.Panic)
 		}
 	}
 	w.judge(crowd.Outcomes())
 	for _, u := range untimed() {
-		w.fail("%s", u)
+		w.Fail("%s", u)
 	}
 	if ttls, err := f.World.TTLs(h.Context()); err == nil {
 		for name, ttl := range ttls {
 			if ttl < 0 {
-				w.fail("%s has no time to live when the scene ends", name)
+				w.Fail("%s has no time to live when the scene ends", name)
 			}
 		}
 	}
-	w.mu.Lock()
-	res.Bad, res.Lines = w.bad, slices.Clone(w.lines)
-	w.mu.Unlock()
-	return res
+	return w.Played()
 }
 
 // judge holds every visitor to rules 1, 2, 3, 5 and 6.
@@ -624,7 +600,7 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 			continue // Drive has said so
 		}
 		if o.Panic != "" {
-			w.failLocked("%s: the call panicked: %s", who, o.Panic)
+			w.Fail("%s: the call panicked: %s", who, o.Panic)
 			continue
 		}
 		fill, there := w.lastFill(v.Shelf, rec.arrived)
@@ -633,7 +609,7 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 			!slices.ContainsFunc(w.reads, func(r *eread) bool {
 				return r.shelf == v.Shelf && r.start > fill.end && r.start <= rec.arrived
 			}) {
-			w.failLocked("%s found the list stale: it landed at %s, %v earlier, past its logical expiry, and no read of %s "+
+			w.Fail("%s found the list stale: it landed at %s, %v earlier, past its logical expiry, and no read of %s "+
 				"had started since. A stale value starts the fleet's one rebuild (judge its age by its time to live in Redis, "+
 				"PTTL; take the lock for this shelf)", who, at(fill.end), (rec.arrived - fill.end).Round(ems), v.Shelf)
 		}
@@ -644,7 +620,7 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 				if o.Err != nil {
 					what = fmt.Sprintf("got the error %q", o.Err)
 				}
-				w.failLocked("%s came when %s had been filled at %s, %v earlier, and nothing had deleted it, and it %s. "+
+				w.Fail("%s came when %s had been filled at %s, %v earlier, and nothing had deleted it, and it %s. "+
 					"That value is inside its physical expiry (60 s): serve it at once, fresh or stale, and let the reader wait "+
 					"for nobody's rebuild", who, v.Shelf, at(fill.end), (rec.arrived - fill.end).Round(ems), what)
 				continue
@@ -662,7 +638,7 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 					got = "the list of " + other + ", another shelf"
 				}
 			}
-			w.failLocked("%s got %s, not the source's list for %s", who, got, v.Shelf)
+			w.Fail("%s got %s, not the source's list for %s", who, got, v.Shelf)
 			continue
 		}
 		// Rule 6: nothing past its physical expiry, nothing deleted.
@@ -677,11 +653,11 @@ func (w *eworld) judge(outs []harness.Outcome[[]string]) {
 			return r.shelf == v.Shelf && r.endSeq != 0 && !r.failed && r.end >= since && r.end <= rec.left
 		}) {
 			if deleted != nil {
-				w.failLocked("%s was served the list, and no read of %s had landed since the write path deleted it at %s: it "+
+				w.Fail("%s was served the list, and no read of %s had landed since the write path deleted it at %s: it "+
 					"got the deleted value. The grace window covers expiry, not invalidation: the delete removes every copy "+
 					"(one key holds both expiries; no copy in memory, no second key)", who, v.Shelf, at(deleted.at))
 			} else {
-				w.failLocked("%s was served the list, and no read of %s had landed in the %v before it came: the value was "+
+				w.Fail("%s was served the list, and no read of %s had landed in the %v before it came: the value was "+
 					"past its physical expiry. Nothing older is ever served: no copy in memory, no key that outlives EX 60",
 					who, v.Shelf, oldest)
 			}
@@ -734,7 +710,7 @@ func (w *eworld) judgeErr(i int, who string, err error) {
 		if errors.Is(err, want) {
 			return
 		}
-		w.failLocked("%s: its context ended at %s with %v, and it got %q, which is not that error (errors.Is): a "+
+		w.Fail("%s: its context ended at %s with %v, and it got %q, which is not that error (errors.Is): a "+
 			"visitor whose context ends gets its own ctx.Err(), and a deadline is not a cancellation", who,
 			at(rec.arrived+v.End), want, err)
 		return
@@ -752,12 +728,12 @@ func (w *eworld) judgeErr(i int, who string, err error) {
 		if slices.ContainsFunc(w.reads, waited) || w.deletedBetween(v.Shelf, since, rec.left) {
 			return
 		}
-		w.failLocked("%s got %q, though no read of %s had run in the %v before it came, nor while it waited, and nothing deleted it: nobody was rebuilding it. \"Try again\" is for a "+
+		w.Fail("%s got %q, though no read of %s had run in the %v before it came, nor while it waited, and nothing deleted it: nobody was rebuilding it. \"Try again\" is for a "+
 			"reader who waited for another instance's rebuild; check that the lock it waits on is its own shelf's", who, err,
 			v.Shelf, maxBudget)
 		return
 	}
-	w.failLocked("%s got the error %q: no read of %s failed while it was inside and its context had not ended, so the only "+
+	w.Fail("%s got the error %q: no read of %s failed while it was inside and its context had not ended, so the only "+
 		"error it may get is \"try again\" (a *TryAgain with RetryAfter)", who, err, v.Shelf)
 }
 
@@ -768,7 +744,7 @@ func explorer(newShop NewShop) *explore.Explorer[escene] {
 	return &explore.Explorer[escene]{
 		Case: 9, Scenes: exploreScenes, Unit: "fleet scenes", Points: true, Fixed: fixedScenes(),
 		Draw:    drawScene,
-		Play:    func(h *harness.H, sc escene, _ bool) explore.Played { return playScene(h, newShop, sc) },
+		Play:    func(h *harness.H, sc escene, story bool) explore.Played { return playScene(h, newShop, sc, story) },
 		Smaller: candidates,
 		Size:    func(sc escene) int { return len(sc.Visitors) },
 		Noun:    "visitors",

@@ -405,10 +405,10 @@ type xvisit struct {
 
 // xworld plays one scene.
 type xworld struct {
-	s     *scene
-	sc    xscene
-	t0    time.Time
-	story bool
+	s  *scene
+	sc xscene
+	t0 time.Time
+	*explore.Record
 
 	mu      sync.Mutex
 	main    bool // the scene proper, between the warm-up and the probes
@@ -417,33 +417,10 @@ type xworld struct {
 	commits []xcommit
 	pending string // the book of a commit not yet read back
 	visits  []*xvisit
-	lines   []string
-	bad     string
-	// stuck is set when the process did not come to rest, in the scene
-	// or in a probe after it; the explorer's loop decides whose it is.
-	stuck *harness.Stuck
 }
 
 // now is the scene's time.
 func (w *xworld) now() time.Duration { return w.s.Clock.Now().Sub(w.t0) }
-
-func (w *xworld) logf(format string, args ...any) {
-	if !w.story {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, fmt.Sprintf("%9v  %s", w.now(), fmt.Sprintf(format, args...)))
-}
-
-func (w *xworld) fail(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.bad == "" {
-		w.bad = fmt.Sprintf(format, args...)
-		w.lines = append(w.lines, "           BROKEN: "+w.bad)
-	}
-}
 
 // readHook spends a read's cost on the shops' clock, after the row has
 // been read, and fails it when the scene says so.
@@ -459,7 +436,7 @@ func (w *xworld) readHook(ctx context.Context, book string) error {
 	w.rows = append(w.rows, rd)
 	w.mu.Unlock()
 	plan := w.sc.read(book, k)
-	w.logf("read %d of %s begins (%s)%s", k+1, book, plan, w.by(rd.who))
+	w.Logf("read %d of %s begins (%s)%s", k+1, book, plan, w.by(rd.who))
 	err := w.s.Clock.Sleep(ctx, plan.Cost)
 	w.mu.Lock()
 	rd.end = w.now()
@@ -468,13 +445,13 @@ func (w *xworld) readHook(ctx context.Context, book string) error {
 	w.mu.Unlock()
 	switch {
 	case err != nil:
-		w.logf("read %d of %s abandoned: its context ended", k+1, book)
+		w.Logf("read %d of %s abandoned: its context ended", k+1, book)
 		return err
 	case plan.Fails:
-		w.logf("read %d of %s fails", k+1, book)
+		w.Logf("read %d of %s fails", k+1, book)
 		return errRead
 	}
-	w.logf("read %d of %s lands", k+1, book)
+	w.Logf("read %d of %s lands", k+1, book)
 	return nil
 }
 
@@ -509,7 +486,7 @@ func (w *xworld) commitHook(ctx context.Context, book string) error {
 	w.pending = book
 	w.commits = append(w.commits, xcommit{book: book, at: w.now()})
 	w.mu.Unlock()
-	w.logf("a write of %s commits", book)
+	w.Logf("a write of %s commits", book)
 	return nil
 }
 
@@ -543,7 +520,8 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 	if err != nil {
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
-	w := &xworld{sc: sc, story: story, counts: map[string]int{}}
+	w := &xworld{sc: sc, counts: map[string]int{}}
+	w.Record = explore.NewRecord(w.now, explore.Width(9), story)
 	s := &scene{Stage: fleet.Stage{H: h, World: wd, Clock: fleet.NewClock(), Quick: true}, reads: fleet.HoldCalls(), commits: fleet.HoldCalls(), newShop: newShop}
 	s.db = catalog.New(catalog.WithCost(0), catalog.WithReadHook(w.readHook), catalog.WithCommitHook(w.commitHook))
 	w.s = s
@@ -586,12 +564,12 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 			return res
 		}
 		if o := c.Outcomes()[0]; o.Err != nil || o.Panic != "" || o.Value != first[b].Price {
-			w.fail("before the scene, with nothing else going on, a visitor of %s got %s, not %s", b, describe(o), cents(first[b].Price))
-			return w.result()
+			w.Fail("before the scene, with nothing else going on, a visitor of %s got %s, not %s", b, describe(o), cents(first[b].Price))
+			return w.Played()
 		}
 	}
 	w.t0 = s.Clock.Now()
-	w.logf("the scene begins")
+	w.Logf("the scene begins")
 	w.mu.Lock()
 	w.main = true
 	w.mu.Unlock()
@@ -609,7 +587,7 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 		if v.Leave > 0 {
 			go func() {
 				if s.Clock.Sleep(sceneCtx, v.Leave) == nil {
-					w.logf("visitor %d's context ends (%s)", i+1, map[bool]string{true: "deadline", false: "cancel"}[v.Deadline])
+					w.Logf("visitor %d's context ends (%s)", i+1, map[bool]string{true: "deadline", false: "cancel"}[v.Deadline])
 					end()
 				}
 			}()
@@ -622,11 +600,11 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 		var price int
 		var err error
 		if v.writer() {
-			w.logf("visitor %d asks shop-%d to set %s to %s", i+1, v.Shop+1, v.Book, cents(v.Price))
+			w.Logf("visitor %d asks shop-%d to set %s to %s", i+1, v.Shop+1, v.Book, cents(v.Price))
 			err = s.shops[v.Shop].SetPrice(ctx, v.Book, v.Price)
 			price = v.Price
 		} else {
-			w.logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Book)
+			w.Logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Book)
 			price, err = s.shops[v.Shop].Price(ctx, v.Book)
 		}
 		rec.returned = w.now()
@@ -636,11 +614,11 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 		rec.back = true
 		switch {
 		case err != nil:
-			w.logf("visitor %d gets the error %q", i+1, err)
+			w.Logf("visitor %d gets the error %q", i+1, err)
 		case v.writer():
-			w.logf("visitor %d's write returns", i+1)
+			w.Logf("visitor %d's write returns", i+1)
 		default:
-			w.logf("visitor %d gets %s", i+1, cents(price))
+			w.Logf("visitor %d gets %s", i+1, cents(price))
 		}
 		return price, err
 	})
@@ -658,19 +636,19 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 	w.judgeVisitors(crowd, first)
 	w.judgeRows()
 	for _, u := range untimedSeen() {
-		w.fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
+		w.Fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
 	}
 	if keys, err := wd.Keys(h.Context()); err == nil {
 		for _, k := range keys {
 			if k.Forever {
-				w.fail("%s has no time to live when the scene ends", k.Name)
+				w.Fail("%s has no time to live when the scene ends", k.Name)
 			}
 		}
 	}
-	if w.bad == "" {
+	if !w.Broken() {
 		w.probe(first)
 	}
-	return w.result()
+	return w.Played()
 }
 
 // settled turns what Drive returned into a result when the scene cannot go
@@ -680,18 +658,12 @@ func (w *xworld) settled(err error, c *harness.Crowd[int], who string) (explore.
 	case err == nil:
 		return explore.Played{}, false
 	case errors.Is(err, fleet.ErrNoBound):
-		w.fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
-	case w.unrested(err):
+		w.Fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
+	case w.Unrested(err):
 	default:
-		w.fail("%s never finished: %v", who, err)
+		w.Fail("%s never finished: %v", who, err)
 	}
-	return w.result(), true
-}
-
-func (w *xworld) result() explore.Played {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return explore.Played{Bad: w.bad, Lines: slices.Clone(w.lines), Stuck: w.stuck}
+	return w.Played(), true
 }
 
 // judgeVisitors holds every visitor to rules 1, 2 and 5.
@@ -702,16 +674,16 @@ func (w *xworld) judgeVisitors(crowd *harness.Crowd[int], first map[string]catal
 		took := rec.returned - rec.arrived
 		switch {
 		case o.Panic != "":
-			w.fail("%s: the call panicked: %s", who, o.Panic)
+			w.Fail("%s: the call panicked: %s", who, o.Panic)
 			continue
 		case took > visitorBound:
-			w.fail("%s returned only after %v of the shops' clock: a wait needs a bound (a lease lives at most %v, a budget a second or so)",
+			w.Fail("%s returned only after %v of the shops' clock: a wait needs a bound (a lease lives at most %v, a budget a second or so)",
 				who, took, maxLease)
 		case v.writer() && o.Err != nil:
-			w.fail("%s: the write got the error %q, with nothing failing in Redis or the database", who, o.Err)
+			w.Fail("%s: the write got the error %q, with nothing failing in Redis or the database", who, o.Err)
 		case v.writer():
 		case o.Err != nil && !w.mayFail(i, o.Err, took):
-			w.fail("%s got the error %q after %v of the shops' clock: its context had not ended and no read of %s had failed, and a visitor "+
+			w.Fail("%s got the error %q after %v of the shops' clock: its context had not ended and no read of %s had failed, and a visitor "+
 				"may give up only after waiting at least a read's time (%v) for another's fill", who, o.Err, took, v.Book, rebuild)
 		case o.Err != nil:
 		default:
@@ -762,11 +734,11 @@ func (w *xworld) judgePrice(i, price int, first catalog.Row) {
 				what = "the price of " + b + ", another book"
 			}
 		}
-		w.fail("%s got %s, %s", who, cents(price), what)
+		w.Fail("%s got %s, %s", who, cents(price), what)
 		return
 	}
 	if got > rec.ceiling {
-		w.fail("%s got %s (version %d) before that price was committed (version %d was, when it returned): the cache must "+
+		w.Fail("%s got %s (version %d) before that price was committed (version %d was, when it returned): the cache must "+
 			"never hold a price before its commit", who, cents(price), got, rec.ceiling)
 		return
 	}
@@ -782,7 +754,7 @@ func (w *xworld) judgePrice(i, price int, first catalog.Row) {
 		}
 	}
 	if got < floor {
-		w.fail("%s got %s (version %d), an old price: visitor %d's write of %s (version %d) had returned at %v, before it came. "+
+		w.Fail("%s got %s (version %d), an old price: visitor %d's write of %s (version %d) had returned at %v, before it came. "+
 			"A write must leave nothing older than its own price in Redis, whatever the reads in flight are doing: delete after the "+
 			"commit, and refuse a fill whose lease the delete ended",
 			who, cents(price), got, by+1, cents(w.sc.Visitors[by].Price), floor, w.visits[by].returned)
@@ -803,7 +775,7 @@ func (w *xworld) judgeRows() {
 			if b.start >= aEnd || b.start-a.start >= leaseFloor || w.excused(a, b) {
 				continue
 			}
-			w.fail("%s was read twice at once: read %d%s began at %v, and read %d%s at %v while the first still ran (no write of it "+
+			w.Fail("%s was read twice at once: read %d%s began at %v, and read %d%s at %v while the first still ran (no write of it "+
 				"had returned in between). While one visitor holds the lease, nobody else reads the row: the others wait for its fill",
 				a.book, a.k+1, w.by(a.who), a.start, b.k+1, w.by(b.who), b.start)
 			return
@@ -840,54 +812,54 @@ func (w *xworld) probe(first map[string]catalog.Row) {
 	for _, b := range w.sc.Books {
 		truth, _ := s.db.Peek(b)
 		o, err := w.fresh(b)
-		if w.unrested(err) {
+		if w.Unrested(err) {
 			return
 		}
 		if err != nil {
-			w.fail("a visitor of %s after the scene: %v", b, err)
+			w.Fail("a visitor of %s after the scene: %v", b, err)
 			return
 		}
 		if o.Err != nil && o.Panic == "" {
 			// An abandoned lease may hold the book a while: let the
 			// longest a lease may live pass, and ask again.
-			if err := s.Elapse(maxLease + 500*xms); w.unrested(err) {
+			if err := s.Elapse(maxLease + 500*xms); w.Unrested(err) {
 				return
 			} else if err != nil {
-				w.fail("after the scene: %v", err)
+				w.Fail("after the scene: %v", err)
 				return
 			}
-			if o, err = w.fresh(b); w.unrested(err) {
+			if o, err = w.fresh(b); w.Unrested(err) {
 				return
 			} else if err != nil {
-				w.fail("a visitor of %s after the scene: %v", b, err)
+				w.Fail("a visitor of %s after the scene: %v", b, err)
 				return
 			}
 		}
 		switch {
 		case o.Panic != "":
-			w.fail("a visitor of %s after the scene: the call panicked: %s", b, o.Panic)
+			w.Fail("a visitor of %s after the scene: the call panicked: %s", b, o.Panic)
 			return
 		case o.Err != nil:
-			w.fail("after the scene, with nothing else going on, a visitor of %s got the error %q", b, o.Err)
+			w.Fail("after the scene, with nothing else going on, a visitor of %s got the error %q", b, o.Err)
 			return
 		case o.Value != truth.Price:
 			ver, _ := w.version(b, o.Value, first[b])
-			w.fail("after the scene, with nothing else going on, a visitor of %s got %s (version %d), not the committed %s (version %d): "+
+			w.Fail("after the scene, with nothing else going on, a visitor of %s got %s (version %d), not the committed %s (version %d): "+
 				"an old price survived the writes, and would for its whole time to live. Redis held: %s",
 				b, cents(o.Value), ver, cents(truth.Price), truth.Version, s.Cached())
 			return
 		}
 		before := s.db.RowReads(b)
 		o, err = w.fresh(b)
-		if w.unrested(err) {
+		if w.Unrested(err) {
 			return
 		}
 		if err != nil {
-			w.fail("a second visitor of %s after the scene: %v", b, err)
+			w.Fail("a second visitor of %s after the scene: %v", b, err)
 			return
 		}
 		if o.Err != nil || o.Panic != "" || o.Value != truth.Price || s.db.RowReads(b) != before {
-			w.fail("after the scene, a visitor of %s got its price; a visitor on another instance right after it, with nothing "+
+			w.Fail("after the scene, a visitor of %s got its price; a visitor on another instance right after it, with nothing "+
 				"else going on, got %s and %s: the price a visitor has just read must be stored in Redis for the next one. Redis held: %s",
 				b, describe(o), fleet.Count(s.db.RowReads(b)-before, "read of the row"), s.Cached())
 			return
@@ -897,36 +869,20 @@ func (w *xworld) probe(first map[string]catalog.Row) {
 		for i := range w.sc.Shops {
 			shop := s.shops[i]
 			c := s.visit(1, func(ctx context.Context) (int, error) { return shop.Price(ctx, b) })
-			if err := s.Drive(c.Done, patience); w.unrested(err) {
+			if err := s.Drive(c.Done, patience); w.Unrested(err) {
 				return
 			} else if err != nil {
-				w.fail("a visitor of %s on shop-%d after the scene: %v", b, i+1, err)
+				w.Fail("a visitor of %s on shop-%d after the scene: %v", b, i+1, err)
 				return
 			}
 			if o := c.Outcomes()[0]; o.Err != nil || o.Panic != "" || o.Value != truth.Price {
-				w.fail("after the scene, with every write returned and nothing else going on, a visitor of %s on shop-%d got %s, "+
+				w.Fail("after the scene, with every write returned and nothing else going on, a visitor of %s on shop-%d got %s, "+
 					"not the committed %s: an instance served an old price after another instance's write had returned",
 					b, i+1, describe(o), cents(truth.Price))
 				return
 			}
 		}
 	}
-}
-
-// unrested notes a scene or a probe that never came to rest, for the
-// explorer's loop to judge (see explore.Explorer), and reports whether err
-// says so.
-func (w *xworld) unrested(err error) bool {
-	var st *harness.Stuck
-	if !errors.As(err, &st) {
-		return false
-	}
-	w.mu.Lock()
-	if w.stuck == nil {
-		w.stuck = st
-	}
-	w.mu.Unlock()
-	return true
 }
 
 // fresh sends one visitor of book to a new instance.

@@ -272,10 +272,10 @@ type xvisit struct {
 
 // xworld plays one scene.
 type xworld struct {
-	s     *scene
-	sc    xscene
-	t0    time.Time
-	story bool
+	s  *scene
+	sc xscene
+	t0 time.Time
+	*explore.Record
 
 	mu      sync.Mutex
 	main    bool // the scene proper, between the warm-up and the probes
@@ -285,30 +285,9 @@ type xworld struct {
 	// after the scene's.
 	cuts   []played
 	visits []*xvisit
-	lines  []string
-	bad    string
-	stuck  *harness.Stuck
 }
 
 func (w *xworld) now() time.Duration { return w.s.Clock.Now().Sub(w.t0) }
-
-func (w *xworld) logf(format string, args ...any) {
-	if !w.story {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lines = append(w.lines, fmt.Sprintf("%9v  %s", w.now(), fmt.Sprintf(format, args...)))
-}
-
-func (w *xworld) fail(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.bad == "" {
-		w.bad = fmt.Sprintf(format, args...)
-		w.lines = append(w.lines, "           BROKEN: "+w.bad)
-	}
-}
 
 // readHook spends a read's cost on the shops' clock.
 func (w *xworld) readHook(ctx context.Context, book string) error {
@@ -318,11 +297,11 @@ func (w *xworld) readHook(ctx context.Context, book string) error {
 	if !main {
 		return nil
 	}
-	w.logf("a read of %s's row begins", book)
+	w.Logf("a read of %s's row begins", book)
 	if err := w.s.Clock.Sleep(ctx, w.sc.Cost); err != nil {
 		return err
 	}
-	w.logf("a read of %s's row lands", book)
+	w.Logf("a read of %s's row lands", book)
 	return nil
 }
 
@@ -345,7 +324,7 @@ func (w *xworld) commitHook(ctx context.Context, book string) error {
 	w.mu.Lock()
 	w.commits = append(w.commits, xcommit{book: book, price: v.Price, version: row.Version + 1})
 	w.mu.Unlock()
-	w.logf("visitor %d's write of %s commits", who+1, book)
+	w.Logf("visitor %d's write of %s commits", who+1, book)
 	return nil
 }
 
@@ -368,7 +347,8 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 	if err != nil {
 		return explore.Played{Err: fleet.Unusable(err)}
 	}
-	w := &xworld{sc: sc, story: story}
+	w := &xworld{sc: sc}
+	w.Record = explore.NewRecord(w.now, explore.Width(9), story)
 	// Quick (one snapshot) on the embedded server only: on a real one a
 	// subscription's reader waits on the network, which only fleet.Parked
 	// takes for rest.
@@ -393,11 +373,11 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		s.add()
 	}
 	w.t0 = s.Clock.Now()
-	if err := s.Settle(); w.unrested(err) {
-		return w.result()
+	if err := s.Settle(); w.Unrested(err) {
+		return w.Played()
 	} else if err != nil {
-		w.fail("the instances never came to rest once started: %v", err)
-		return w.result()
+		w.Fail("the instances never came to rest once started: %v", err)
+		return w.Played()
 	}
 	for _, c := range sc.Warm {
 		r := s.visit(1, func(ctx context.Context) (int, error) { return s.shops[c.Shop].Price(ctx, c.Book) })
@@ -405,16 +385,16 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 			return res
 		}
 		if o := r.Outcomes()[0]; o.Err != nil || o.Panic != "" || o.Value != first[c.Book].Price {
-			w.fail("before the scene, with nothing else going on, a visitor of %s on shop-%d got %s, not %s",
+			w.Fail("before the scene, with nothing else going on, a visitor of %s on shop-%d got %s, not %s",
 				c.Book, c.Shop+1, describe(o), cents(first[c.Book].Price))
-			return w.result()
+			return w.Played()
 		}
 	}
 	w.t0 = s.Clock.Now()
 	w.mu.Lock()
 	w.main = true
 	w.mu.Unlock()
-	w.logf("the scene begins")
+	w.Logf("the scene begins")
 
 	w.cuts = make([]played, len(sc.Cuts))
 	for i, c := range sc.Cuts {
@@ -427,9 +407,9 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 			w.mu.Lock()
 			w.cuts[i] = played{happened: true, shop: cut.Shop, at: w.now(), back: -1}
 			w.mu.Unlock()
-			w.logf("shop-%d's subscription is cut (%s closed)", cut.Shop+1, fleet.Count(n, "connection"))
+			w.Logf("shop-%d's subscription is cut (%s closed)", cut.Shop+1, fleet.Count(n, "connection"))
 			if s.Clock.Sleep(sceneCtx, cut.Back-cut.At) == nil {
-				w.logf("shop-%d may connect again", cut.Shop+1)
+				w.Logf("shop-%d may connect again", cut.Shop+1)
 			}
 			w.mu.Lock()
 			w.cuts[i].back = w.now()
@@ -449,7 +429,7 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		if v.Leave > 0 {
 			go func() {
 				if s.Clock.Sleep(sceneCtx, v.Leave) == nil {
-					w.logf("visitor %d leaves", i+1)
+					w.Logf("visitor %d leaves", i+1)
 					cancel()
 				}
 			}()
@@ -462,11 +442,11 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		var price int
 		var err error
 		if v.writer() {
-			w.logf("visitor %d asks shop-%d to set %s to %s", i+1, v.Shop+1, v.Book, cents(v.Price))
+			w.Logf("visitor %d asks shop-%d to set %s to %s", i+1, v.Shop+1, v.Book, cents(v.Price))
 			err = s.shops[v.Shop].SetPrice(ctx, v.Book, v.Price)
 			price = v.Price
 		} else {
-			w.logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Book)
+			w.Logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Book)
 			price, err = s.shops[v.Shop].Price(ctx, v.Book)
 		}
 		rec.returned = w.now()
@@ -476,11 +456,11 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		rec.back = true
 		switch {
 		case err != nil:
-			w.logf("visitor %d gets the error %q", i+1, err)
+			w.Logf("visitor %d gets the error %q", i+1, err)
 		case v.writer():
-			w.logf("visitor %d's write returns", i+1)
+			w.Logf("visitor %d's write returns", i+1)
 		default:
-			w.logf("visitor %d gets %s", i+1, cents(price))
+			w.Logf("visitor %d gets %s", i+1, cents(price))
 		}
 		return price, err
 	})
@@ -495,21 +475,21 @@ func playScene(h *harness.H, newShop NewShop, sc xscene, story bool) explore.Pla
 		last = max(last, c.Back)
 	}
 	if wait := last - w.now() + 20*xms; wait > 0 {
-		if err := s.Elapse(wait); w.unrested(err) {
-			return w.result()
+		if err := s.Elapse(wait); w.Unrested(err) {
+			return w.Played()
 		} else if err != nil {
-			w.fail("after the scene: %v", err)
-			return w.result()
+			w.Fail("after the scene: %v", err)
+			return w.Played()
 		}
 	}
 	w.mu.Lock()
 	w.main = false
 	w.mu.Unlock()
 	w.judge(crowd, first)
-	if w.bad == "" {
+	if !w.Broken() {
 		w.probe()
 	}
-	return w.result()
+	return w.Played()
 }
 
 // settled turns what Drive returned into a result when the scene cannot go
@@ -519,33 +499,12 @@ func (w *xworld) settled(err error, c *harness.Crowd[int], who string) (explore.
 	case err == nil:
 		return explore.Played{}, false
 	case errors.Is(err, fleet.ErrNoBound):
-		w.fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
-	case w.unrested(err):
+		w.Fail("%s still waiting after %v of the shops' clock: %s", who, patience, c.Where())
+	case w.Unrested(err):
 	default:
-		w.fail("%s never finished: %v", who, err)
+		w.Fail("%s never finished: %v", who, err)
 	}
-	return w.result(), true
-}
-
-// unrested notes a scene that never came to rest, for the explorer's loop
-// to judge, and reports whether err says so.
-func (w *xworld) unrested(err error) bool {
-	var st *harness.Stuck
-	if !errors.As(err, &st) {
-		return false
-	}
-	w.mu.Lock()
-	if w.stuck == nil {
-		w.stuck = st
-	}
-	w.mu.Unlock()
-	return true
-}
-
-func (w *xworld) result() explore.Played {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return explore.Played{Bad: w.bad, Lines: slices.Clone(w.lines), Stuck: w.stuck}
+	return w.Played(), true
 }
 
 // judge holds every visitor to rules 1 and 2.
@@ -555,19 +514,19 @@ func (w *xworld) judge(crowd *harness.Crowd[int], first map[string]catalog.Row) 
 		who := fmt.Sprintf("visitor %d (shop-%d, %s at %v)", i+1, v.Shop+1, v.Book, rec.arrived)
 		switch {
 		case o.Panic != "":
-			w.fail("%s: the call panicked: %s", who, o.Panic)
+			w.Fail("%s: the call panicked: %s", who, o.Panic)
 		case rec.returned-rec.arrived > visitorBound:
-			w.fail("%s returned only after %v of the shops' clock", who, rec.returned-rec.arrived)
+			w.Fail("%s returned only after %v of the shops' clock", who, rec.returned-rec.arrived)
 		case v.writer() && o.Err != nil:
-			w.fail("%s: the write got the error %q, with nothing failing", who, o.Err)
+			w.Fail("%s: the write got the error %q, with nothing failing", who, o.Err)
 		case v.writer():
 		case o.Err != nil && !rec.ended:
-			w.fail("%s got the error %q, with nothing failing and its context still open", who, o.Err)
+			w.Fail("%s got the error %q, with nothing failing and its context still open", who, o.Err)
 		case o.Err != nil:
 		default:
 			w.judgePrice(i, o.Value, first[v.Book])
 		}
-		if w.bad != "" {
+		if w.Broken() {
 			return
 		}
 	}
@@ -579,11 +538,11 @@ func (w *xworld) judgePrice(i, price int, first catalog.Row) {
 	who := fmt.Sprintf("visitor %d (shop-%d, %s at %v)", i+1, v.Shop+1, v.Book, rec.arrived)
 	got, ok := w.version(v.Book, price, first)
 	if !ok {
-		w.fail("%s got %s, a price %s never had", who, cents(price), v.Book)
+		w.Fail("%s got %s, a price %s never had", who, cents(price), v.Book)
 		return
 	}
 	if got > rec.ceiling {
-		w.fail("%s got %s (version %d) before that price was committed", who, cents(price), got)
+		w.Fail("%s got %s (version %d) before that price was committed", who, cents(price), got)
 		return
 	}
 	floor, by := first.Version, -1
@@ -597,7 +556,7 @@ func (w *xworld) judgePrice(i, price int, first catalog.Row) {
 		}
 	}
 	if got < floor {
-		w.fail("%s got %s (version %d), an old price: visitor %d's write of %s (version %d) had returned at %v, and its "+
+		w.Fail("%s got %s (version %d), an old price: visitor %d's write of %s (version %d) had returned at %v, and its "+
 			"message had reached shop-%d, before this visitor came. A copy must be dropped by the message of a write "+
 			"that makes it old, and a fill that crossed that message must not be stored",
 			who, cents(price), got, by+1, cents(w.sc.Visitors[by].Price), floor, w.visits[by].returned, v.Shop+1)
@@ -624,14 +583,14 @@ func (w *xworld) probe() {
 		for i := range s.shops {
 			shop := s.shops[i]
 			c := s.visit(1, func(ctx context.Context) (int, error) { return shop.Price(ctx, b) })
-			if err := s.Drive(c.Done, patience); w.unrested(err) {
+			if err := s.Drive(c.Done, patience); w.Unrested(err) {
 				return
 			} else if err != nil {
-				w.fail("a visitor of %s on shop-%d after the scene: %v", b, i+1, err)
+				w.Fail("a visitor of %s on shop-%d after the scene: %v", b, i+1, err)
 				return
 			}
 			if o := c.Outcomes()[0]; o.Err != nil || o.Panic != "" || o.Value != truth.Price {
-				w.fail("after the scene, with every write returned, every subscription back and nothing else going on, a "+
+				w.Fail("after the scene, with every write returned, every subscription back and nothing else going on, a "+
 					"visitor of %s on shop-%d got %s, not the committed %s", b, i+1, describe(o), cents(truth.Price))
 				return
 			}
