@@ -1,7 +1,6 @@
 package case10
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -500,29 +499,13 @@ func EveryKeyExpires(h *harness.H, newShop NewShop) check.Verdict {
 // Busy runs readers and writers of three books on three instances, so that
 // the race detector sees every access to the shops' state.
 func Busy(h *harness.H, newShop NewShop) check.Verdict {
-	books := catalog.Priced()[:3]
 	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
-	for wave := range 2 {
-		c := harness.Visit(h, 30, func(ctx context.Context, i int) (int, error) {
-			shop, b := s.shops[i%3], books[(i/3+wave)%3]
-			if i%5 == 4 {
-				return 0, shop.SetPrice(ctx, b, 1000+i)
-			}
-			return shop.Price(ctx, b)
-		})
-		s.crowds = append(s.crowds, c)
-		if err := s.Drive(c.Done, patience); err != nil {
-			return waitVerdict(err, "the visitors were")
-		}
-		if p := c.Panicked(); p != "" {
-			return check.Failed("", "a visitor's call panicked: "+p)
-		}
-	}
-	return check.Passed("")
+	return s.PriceTraffic(func(i int) fleet.Pricer { return s.shops[i] },
+		func(c *harness.Crowd[int]) { s.crowds = append(s.crowds, c) }, patience)
 }
 
 // served sends a visitor to a new instance and holds what it gets to the
@@ -542,15 +525,4 @@ func (s *scene) served(figure string, why func(got int) string) check.Verdict {
 		return check.Failed(figure, why(o.Value))
 	}
 	return check.Passed(figure)
-}
-
-// describe says what a visitor got, for a message.
-func describe(o harness.Outcome[int]) string {
-	switch {
-	case o.Panic != "":
-		return "a panic: " + o.Panic
-	case o.Err != nil:
-		return "the error " + o.Err.Error()
-	}
-	return cents(o.Value)
 }

@@ -597,29 +597,12 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 			return 0, err
 		}
 		rec.arrived = w.now()
-		var price int
-		var err error
-		if v.writer() {
-			w.Logf("visitor %d asks shop-%d to set %s to %s", i+1, v.Shop+1, v.Book, cents(v.Price))
-			err = s.shops[v.Shop].SetPrice(ctx, v.Book, v.Price)
-			price = v.Price
-		} else {
-			w.Logf("visitor %d asks shop-%d for %s", i+1, v.Shop+1, v.Book)
-			price, err = s.shops[v.Shop].Price(ctx, v.Book)
-		}
+		price, err := fleet.Ask(ctx, s.shops[v.Shop], i, v.Shop, v.Book, v.writer(), v.Price, w.Logf)
 		rec.returned = w.now()
 		rec.ended = ctx.Err() != nil
 		row, _ := s.db.Peek(v.Book)
 		rec.ceiling = row.Version
 		rec.back = true
-		switch {
-		case err != nil:
-			w.Logf("visitor %d gets the error %q", i+1, err)
-		case v.writer():
-			w.Logf("visitor %d's write returns", i+1)
-		default:
-			w.Logf("visitor %d gets %s", i+1, cents(price))
-		}
 		return price, err
 	})
 	s.crowds = append(s.crowds, crowd)

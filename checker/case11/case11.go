@@ -92,27 +92,11 @@ func Bind[S Shop](newShop func(*catalog.DB, *redis.Client, clock.Clock, string) 
 // Busy plays visitors and writes of three books on three instances at
 // once, for the race detector.
 func Busy(h *harness.H, newShop NewShop) check.Verdict {
-	books := catalog.Priced()[:3]
 	s, err := newScene(h, newShop, 3, fleet.HoldCalls(), fleet.HoldCalls())
 	if err != nil {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
-	for wave := range 2 {
-		c := harness.Visit(h, 30, func(ctx context.Context, i int) (int, error) {
-			shop, b := s.shops[i%3], books[(i/3+wave)%3]
-			if i%5 == 4 {
-				return 0, shop.SetPrice(ctx, b, 1000+i)
-			}
-			return shop.Price(ctx, b)
-		})
-		s.crowds = append(s.crowds, c)
-		if err := s.Drive(c.Done, patience); err != nil {
-			return waitVerdict(err, "the visitors were")
-		}
-		if p := c.Panicked(); p != "" {
-			return check.Failed("", "a visitor's call panicked: "+p)
-		}
-	}
-	return check.Passed("")
+	return s.PriceTraffic(func(i int) fleet.Pricer { return s.shops[i] },
+		func(c *harness.Crowd[int]) { s.crowds = append(s.crowds, c) }, patience)
 }

@@ -437,6 +437,7 @@ var (
 	gotOne       = fleet.GotOne
 	wrote        = fleet.Wrote
 	cents        = fleet.Cents
+	describe     = fleet.Describe
 )
 
 func waitVerdict(err error, who string) check.Verdict { return fleet.WaitVerdict(err, who, patience) }

@@ -34,27 +34,22 @@ const (
 // copies spare Redis.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 11", flag.ContinueOnError)
-	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
-	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
-	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
+	var sf fleet.StoryFlags
+	sf.Add(fs)
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *url != "" { // a server that is not there is a mistake in the flags
-		w, err := fleet.Open(ctx, *url)
-		if err != nil {
-			return &harness.FlagError{Err: err}
-		}
-		w.Close()
+	if err := sf.Check(ctx); err != nil {
+		return err
 	}
-	if *seed != 0 {
-		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
+	if sf.Seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
 	}
-	t, err := tell(ctx, *url, newShop)
+	t, err := tell(ctx, sf.URL, newShop)
 	if err != nil {
 		return err
 	}
-	t.print(w, *url == "")
+	t.print(w, sf.URL == "")
 	return nil
 }
 
@@ -208,15 +203,4 @@ func (t *told) print(w io.Writer, embedded bool) {
 func clockText(start, at time.Time) string {
 	d := at.Sub(start)
 	return fmt.Sprintf("%d:%04.1f", int(d.Minutes()), (d - d.Truncate(time.Minute)).Seconds())
-}
-
-// describe says what a visitor got, for a message.
-func describe(o harness.Outcome[int]) string {
-	switch {
-	case o.Panic != "":
-		return "a panic: " + o.Panic
-	case o.Err != nil:
-		return "the error " + o.Err.Error()
-	}
-	return cents(o.Value)
 }
