@@ -35,27 +35,22 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fs := flag.NewFlagSet("run 6", flag.ContinueOnError)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many visitors each instance has at 09:00")
-	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
-	seed := fs.Uint64("seed", 0, "play the explorer's fleet scene of this seed (from a failed explore check) instead of the story")
-	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
+	var sf fleet.StoryFlags
+	sf.Add(fs)
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *seed != 0 {
-		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
+	if err := sf.Check(ctx); err != nil {
+		return err
+	}
+	if sf.Seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err
 	}
 	if err := harness.Positive("visitors", *visitors); err != nil {
 		return err
-	}
-	if *url != "" { // a server that is not there is a mistake in the flags
-		w, err := fleet.Open(ctx, *url)
-		if err != nil {
-			return &harness.FlagError{Err: err}
-		}
-		w.Close()
 	}
 
 	// In the two reference regimes every miss comes before the first fill,
@@ -78,7 +73,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	var server string
 	results := make([]burst, len(regimes))
 	for i, r := range regimes {
-		b, where, err := playBurst(ctx, *url, r.make, r.hold, *n, *visitors)
+		b, where, err := playBurst(ctx, sf.URL, r.make, r.hold, *n, *visitors)
 		if err != nil {
 			return err
 		}
@@ -88,7 +83,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fmt.Fprintf(w, "At 09:00 the bestseller list expires in Redis, the cache the whole fleet shares,\n")
 	fmt.Fprintf(w, "and each of %d shop instances has %d visitors at that moment. The query takes %.1f s.\n", *n, *visitors, catalog.QueryCost.Seconds())
 	fmt.Fprintf(w, "Redis: %s", server)
-	if *url == "" {
+	if sf.URL == "" {
 		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -47,31 +46,27 @@ const (
 func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 8", flag.ContinueOnError)
 	n := fs.Int("pages", storyPages, "how many event pages the warm-up stores")
-	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
-	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
-	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
+	var sf fleet.StoryFlags
+	sf.Add(fs)
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *seed != 0 {
-		if *url != fleet.ServerURL() {
-			// The explorer's worlds open on the server the environment names.
-			if err := os.Setenv(fleet.URLVar, *url); err != nil {
-				return err
-			}
-		}
-		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
+	if err := sf.Check(ctx); err != nil {
+		return err
+	}
+	if sf.Seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
 	}
 	if err := harness.Positive("pages", *n); err != nil {
 		return err
 	}
 	h := harness.New(ctx, pkg, harness.DefaultBound)
 
-	wave, where, err := playWarmUp(h, *url, newShop, *n)
+	wave, where, err := playWarmUp(h, sf.URL, newShop, *n)
 	if err != nil {
 		return err
 	}
-	cs, err := playColdStart(h, *url, newShop, *n)
+	cs, err := playColdStart(h, sf.URL, newShop, *n)
 	if err != nil {
 		return err
 	}
@@ -79,7 +74,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newSh
 	fmt.Fprintf(w, "At deploy, the warm-up stores %d event pages in Redis, all in the same moment.\n", *n)
 	fmt.Fprintf(w, "Each page's next reader rebuilds it once its time to live ends.\n")
 	fmt.Fprintf(w, "Redis: %s", where)
-	if *url == "" {
+	if sf.URL == "" {
 		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")

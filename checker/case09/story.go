@@ -44,14 +44,16 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	fs := flag.NewFlagSet("run 9", flag.ContinueOnError)
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many readers each instance has every second")
-	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
-	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
-	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
+	var sf fleet.StoryFlags
+	sf.Add(fs)
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *seed != 0 {
-		return exploreStory(h, w, newShop, *seed, *timeline)
+	if err := sf.Check(h.Context()); err != nil {
+		return err
+	}
+	if sf.Seed != 0 {
+		return exploreStory(h, w, newShop, sf.Seed, sf.Timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err
@@ -59,8 +61,8 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	if err := harness.Positive("visitors", *visitors); err != nil {
 		return err
 	}
-	if *url != "" {
-		w, err := fleet.Open(h.Context(), *url)
+	if sf.URL != "" {
+		w, err := fleet.Open(h.Context(), sf.URL)
 		if err != nil {
 			return &harness.FlagError{Err: err}
 		}
@@ -83,7 +85,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 		shops = append(shops, s)
 		return s
 	}
-	f, err := case06.NewFleet(h, *url, mk, *n, catalog.QueryCost, hook)
+	f, err := case06.NewFleet(h, sf.URL, mk, *n, catalog.QueryCost, hook)
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	defer mu.Unlock()
 	fmt.Fprintf(w, "The bestseller list is read on %d shop instances, by %d readers each every %.1f s,\n", *n, *visitors, storyEvery.Seconds())
 	fmt.Fprintf(w, "for %.0f s from 09:00. A rebuild takes %.1f s. Redis: %s", storyLength.Seconds(), catalog.QueryCost.Seconds(), f.World.Describe(h.Context()))
-	if *url == "" {
+	if sf.URL == "" {
 		fmt.Fprintf(w, " (--redis redis://HOST:PORT/DB, or %s, for a real server)", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")

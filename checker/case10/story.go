@@ -34,21 +34,16 @@ const (
 // timelines on the code under test.
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 10", flag.ContinueOnError)
-	url := fs.String("redis", fleet.ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+fleet.URLVar+", or an embedded miniredis)")
-	seed := fs.Uint64("seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
-	timeline := fs.Bool("timeline", false, "with --seed: print every event of the scene")
+	var sf fleet.StoryFlags
+	sf.Add(fs)
 	if err := harness.ParseFlags(fs, args, w); err != nil {
 		return err
 	}
-	if *url != "" { // a server that is not there is a mistake in the flags
-		w, err := fleet.Open(ctx, *url)
-		if err != nil {
-			return &harness.FlagError{Err: err}
-		}
-		w.Close()
+	if err := sf.Check(ctx); err != nil {
+		return err
 	}
-	if *seed != 0 {
-		return exploreStory(ctx, w, newShop, pkg, *seed, *timeline)
+	if sf.Seed != 0 {
+		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
 	}
 	races := []struct {
 		title string
@@ -67,12 +62,12 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fmt.Fprintf(w, "transaction takes %d ms. A read of the price comes at the same moment; its query takes %d ms.\n",
 		storyTxn.Milliseconds(), storyQuery.Milliseconds())
 	fmt.Fprintf(w, "A price lives %.0f s in Redis.", storyTTL.Seconds())
-	if *url == "" {
+	if sf.URL == "" {
 		fmt.Fprintf(w, " Redis: embedded miniredis (--redis redis://HOST:PORT/DB, or %s, for a real server).", fleet.URLVar)
 	}
 	fmt.Fprint(w, "\n\n")
 	for _, r := range races {
-		p, err := play(ctx, *url, r.make, r.warm)
+		p, err := play(ctx, sf.URL, r.make, r.warm)
 		if err != nil {
 			return err
 		}
@@ -83,7 +78,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	fmt.Fprintln(w, "This code, on the same two timelines:")
 	stale := 0
 	for _, warm := range []bool{true, false} {
-		p, err := play(ctx, *url, newShop, warm)
+		p, err := play(ctx, sf.URL, newShop, warm)
 		if err != nil {
 			return err
 		}
