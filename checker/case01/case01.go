@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"stampede/checker/check"
@@ -20,7 +19,7 @@ import (
 
 // checks are the case's checks, each written once, in the order the report
 // prints them: what it checks and catches, and the function that decides it.
-var checks = []harness.Check[shelves.New]{
+var checks = append([]harness.Check[shelves.New]{
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
 		Catches: "waiters that give up on a timer shorter than the query and return nothing, an error or a list of their own, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
@@ -31,9 +30,7 @@ var checks = []harness.Check[shelves.New]{
 		Catches: "one lock for the whole shop, or striped locks shared by shelves, held across the slow query"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "the cache map read outside a lock while another goroutine writes it, and a lock table without its own guard, also on the error path"}, Run: harness.OneAtATime(shelves.Busy)},
-	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case1) }},
-	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case1) }},
-}
+}, explore.Checks(explore.Case1)...)
 
 // Case describes case 1.
 var Case = check.Case{
@@ -60,13 +57,7 @@ type Shop = shelves.Shop
 
 // Bind binds case 1 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
-	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
-	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
-		},
-		Checks: harness.Decide(checks, mk),
-	}
+	return shelves.Bind(newShop, checks, Scenario)
 }
 
 // Scenario plays the story: at 09:00 the bestseller list has expired and
@@ -93,29 +84,8 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	}))
 	shop := newShop(db)
 
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	errs := make([]error, *visitors)
-	for i := range *visitors {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			vctx := rec.Arrive(ctx, i, time.Now())
-			_, errs[i] = shop.Top(vctx, catalog.Bestsellers)
-			rec.Answer(i, time.Now())
-		}()
-	}
-	close(start)
-	wg.Wait()
+	failed := shelves.Burst(ctx, shop, rec, catalog.Bestsellers, *visitors)
 	took := time.Since(began)
-
-	failed := 0
-	for _, err := range errs {
-		if err != nil {
-			failed++
-		}
-	}
 	q := db.Queries(catalog.Bestsellers)
 	fmt.Fprintf(w, "At 09:00 the cached bestseller list has expired, and %d visitors arrive at once.\n", *visitors)
 	fmt.Fprintf(w, "The bestseller query takes %.1f s.\n\n", catalog.QueryCost.Seconds())

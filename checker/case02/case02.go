@@ -22,7 +22,7 @@ import (
 
 // checks are the case's checks, each written once, in the order the report
 // prints them: what it checks and catches, and the function that decides it.
-var checks = []harness.Check[shelves.New]{
+var checks = append([]harness.Check[shelves.New]{
 	{Info: check.Info{ID: "two-shelves", Name: "with every shelf asked for at once, each shelf is queried once and gets its own list",
 		Catches: "a per-shelf lock that still lets a shelf's waiters query, single-flight that ignores the shelf, and a table with fewer slots than shelves"}, Run: harness.OneAtATime(shelves.EachShelfOnce)},
 	{Info: check.Info{ID: "apart", Name: "no shelf waits for another shelf's query",
@@ -35,9 +35,7 @@ var checks = []harness.Check[shelves.New]{
 		Catches: "carried over from case 1: a stampede, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: harness.OneAtATime(shelves.QueriedOnce)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a table of locks read and written without a guard of its own, also on the error path"}, Run: harness.OneAtATime(shelves.Races)},
-	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case2) }},
-	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case2) }},
-}
+}, explore.Checks(explore.Case2)...)
 
 // Case describes case 2.
 var Case = check.Case{
@@ -64,13 +62,7 @@ type Shop = shelves.Shop
 
 // Bind binds case 2 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
-	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
-	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
-		},
-		Checks: harness.Decide(checks, mk),
-	}
+	return shelves.Bind(newShop, checks, Scenario)
 }
 
 // Scenario plays the story: at 09:00 the bestseller list and the new

@@ -21,7 +21,7 @@ import (
 
 // checks are the case's checks, each written once, in the order the report
 // prints them: what it checks and catches, and the function that decides it.
-var checks = []harness.Check[shelves.New]{
+var checks = append([]harness.Check[shelves.New]{
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
 		Catches: "a per-shelf lock whose waiters query again once they get it, the stampede itself, waiters that query on a timer of their own, and a burst coalesced but never cached"}, Run: harness.OneAtATime(shelves.QueriedOnce)},
 	{Info: check.Info{ID: "one-round", Name: "the burst is served by one round of queries, not one round per visitor",
@@ -34,9 +34,7 @@ var checks = []harness.Check[shelves.New]{
 		Catches: "carried over from case 2: one lock for the whole shop, or striped locks shared by shelves"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "race", Name: "no data race", Race: true,
 		Catches: "a look at the cache map without holding its lock, also on the error path"}, Run: harness.OneAtATime(shelves.Races)},
-	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case3) }},
-	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case3) }},
-}
+}, explore.Checks(explore.Case3)...)
 
 // Case describes case 3.
 var Case = check.Case{
@@ -63,13 +61,7 @@ type Shop = shelves.Shop
 
 // Bind binds case 3 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
-	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
-	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
-		},
-		Checks: harness.Decide(checks, mk),
-	}
+	return shelves.Bind(newShop, checks, Scenario)
 }
 
 // DefaultVisitors is how many visitors `run 3` sends by default: few
@@ -110,27 +102,8 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop shelves.N
 	}))
 	shop := newShop(db)
 
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	errs := make([]error, *visitors)
-	for i := range *visitors {
-		wg.Go(func() {
-			<-start
-			vctx := rec.Arrive(ctx, i, time.Now())
-			_, errs[i] = shop.Top(vctx, catalog.Bestsellers)
-			rec.Answer(i, time.Now())
-		})
-	}
-	close(start)
-	wg.Wait()
+	failed := shelves.Burst(ctx, shop, rec, catalog.Bestsellers, *visitors)
 	took := time.Since(began)
-
-	failed := 0
-	for _, err := range errs {
-		if err != nil {
-			failed++
-		}
-	}
 	q := db.Queries(catalog.Bestsellers)
 	fmt.Fprintf(w, "At 09:00 the cached bestseller list has expired, and %d visitors arrive at once.\n", *visitors)
 	fmt.Fprintf(w, "The shop has a lock per shelf now. The bestseller query takes %.1f s.\n\n", catalog.QueryCost.Seconds())

@@ -20,7 +20,7 @@ import (
 
 // checks are the case's checks, each written once, in the order the report
 // prints them: what it checks and catches, and the function that decides it.
-var checks = []harness.Check[shelves.New]{
+var checks = append([]harness.Check[shelves.New]{
 	{Info: check.Info{ID: "served", Name: "all 50 visitors get the bestseller list, and it is the database's list",
 		Catches: "a look that upgrades a read lock to a write lock and deadlocks, waiters that return nothing or give up on a timer, and hits that return other than the cached list"}, Run: harness.OneAtATime(shelves.Served)},
 	{Info: check.Info{ID: "once", Name: "the query runs once, not once per visitor, and later visitors are served from the cache",
@@ -36,9 +36,7 @@ var checks = []harness.Check[shelves.New]{
 	{Info: nestedInfo, Run: NestedRLock},
 	{Info: check.Info{ID: "race", Varies: true, Name: "no data race", Race: true,
 		Catches: "the cache map read or written with no lock, as the textbook's fast path does, and a second look without the cache's lock"}, Run: Readers},
-	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case4) }},
-	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case4) }},
-}
+}, explore.Checks(explore.Case4)...)
 
 // Case describes case 4.
 var Case = check.Case{
@@ -65,13 +63,7 @@ type Shop = shelves.Shop
 
 // Bind binds case 4 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
-	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
-	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
-		},
-		Checks: harness.Decide(checks, mk),
-	}
+	return shelves.Bind(newShop, checks, Scenario)
 }
 
 // Scenario plays the story: the bestseller list is in the cache and the

@@ -3,9 +3,6 @@
 package case05
 
 import (
-	"context"
-	"io"
-
 	"stampede/checker/check"
 	"stampede/checker/explore"
 	"stampede/checker/harness"
@@ -15,7 +12,7 @@ import (
 
 // checks are the case's checks, each written once, in the order the report
 // prints them: what it checks and catches, and the function that decides it.
-var checks = []harness.Check[shelves.New]{
+var checks = append([]harness.Check[shelves.New]{
 	{Info: check.Info{ID: "returns", Name: "when the query fails, every visitor returns",
 		Catches: "a lock the error path never releases: one visitor gets the error, the rest wait for ever"}, Run: harness.OneAtATime(Returns)},
 	{Info: check.Info{ID: "shared-error", Name: "the visitors of a failed query share its error: the database is not asked again by each waiter",
@@ -37,9 +34,7 @@ var checks = []harness.Check[shelves.New]{
 		Catches: "carried over from case 2: a lock held across the query that several shelves share, such as one query at a time for the whole shop"}, Run: harness.OneAtATime(shelves.Apart)},
 	{Info: check.Info{ID: "race", Name: "no data race, also while queries fail and panic", Race: true,
 		Catches: "a flight's result written after its done channel is closed, such as a recover deferred before the close, and a race on the error path"}, Run: harness.OneAtATime(Race)},
-	{Info: explore.Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Check(h, mk, explore.Case5) }},
-	{Info: explore.SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return explore.Switches(h, mk, explore.Case5) }},
-}
+}, explore.Checks(explore.Case5)...)
 
 // Case describes case 5.
 var Case = check.Case{
@@ -66,13 +61,7 @@ type Shop = shelves.Shop
 
 // Bind binds case 5 to an implementation's constructor.
 func Bind[S Shop](newShop func(*catalog.DB) S) harness.Bound {
-	mk := func(db *catalog.DB) shelves.Shop { return newShop(db) }
-	return harness.Bound{
-		Scenario: func(ctx context.Context, w io.Writer, args []string) error {
-			return Scenario(ctx, w, args, mk)
-		},
-		Checks: harness.Decide(checks, mk),
-	}
+	return shelves.Bind(newShop, checks, Scenario)
 }
 
 // Race runs the race detector's workloads: the healthy ones of case 1, then

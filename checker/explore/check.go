@@ -203,3 +203,13 @@ func pkgOf(newShop shelves.New) string {
 	}
 	return t.PkgPath()
 }
+
+// Checks are the explorer's two checks of one of cases 1 to 5, random
+// scenes (Info) and every schedule of the fixed ones (SwitchesInfo), to
+// close the case's list.
+func Checks(p Profile) []harness.Check[shelves.New] {
+	return []harness.Check[shelves.New]{
+		{Info: Info, Run: func(h *harness.H, mk shelves.New) check.Verdict { return Check(h, mk, p) }},
+		{Info: SwitchesInfo, Run: func(h *harness.H, mk shelves.New) check.Verdict { return Switches(h, mk, p) }},
+	}
+}
