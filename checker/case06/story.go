@@ -36,11 +36,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many visitors each instance has at 09:00")
 	var sf fleet.StoryFlags
-	sf.Add(fs)
-	if err := harness.ParseFlags(fs, args, w); err != nil {
-		return err
-	}
-	if err := sf.Check(ctx); err != nil {
+	if err := sf.Parse(ctx, fs, args, w); err != nil {
 		return err
 	}
 	if sf.Seed != 0 {

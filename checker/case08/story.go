@@ -47,11 +47,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, pkg string, newSh
 	fs := flag.NewFlagSet("run 8", flag.ContinueOnError)
 	n := fs.Int("pages", storyPages, "how many event pages the warm-up stores")
 	var sf fleet.StoryFlags
-	sf.Add(fs)
-	if err := harness.ParseFlags(fs, args, w); err != nil {
-		return err
-	}
-	if err := sf.Check(ctx); err != nil {
+	if err := sf.Parse(ctx, fs, args, w); err != nil {
 		return err
 	}
 	if sf.Seed != 0 {

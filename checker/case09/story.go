@@ -45,11 +45,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 	n := fs.Int("instances", storyInstances, "how many shop instances share the Redis")
 	visitors := fs.Int("visitors", storyVisitors, "how many readers each instance has every second")
 	var sf fleet.StoryFlags
-	sf.Add(fs)
-	if err := harness.ParseFlags(fs, args, w); err != nil {
-		return err
-	}
-	if err := sf.Check(h.Context()); err != nil {
+	if err := sf.Parse(h.Context(), fs, args, w); err != nil {
 		return err
 	}
 	if sf.Seed != 0 {

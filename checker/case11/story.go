@@ -35,11 +35,7 @@ const (
 func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, pkg string) error {
 	fs := flag.NewFlagSet("run 11", flag.ContinueOnError)
 	var sf fleet.StoryFlags
-	sf.Add(fs)
-	if err := harness.ParseFlags(fs, args, w); err != nil {
-		return err
-	}
-	if err := sf.Check(ctx); err != nil {
+	if err := sf.Parse(ctx, fs, args, w); err != nil {
 		return err
 	}
 	if sf.Seed != 0 {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"flag"
+	"io"
 	"os"
 
 	"stampede/checker/harness"
@@ -17,8 +18,18 @@ type StoryFlags struct {
 	Timeline bool
 }
 
-// Add defines the flags on fs.
-func (f *StoryFlags) Add(fs *flag.FlagSet) {
+// Parse adds the flags to fs, beside the story's own, parses args with
+// them (harness.ParseFlags, which writes the help to w), and checks them
+// (Check).
+func (f *StoryFlags) Parse(ctx context.Context, fs *flag.FlagSet, args []string, w io.Writer) error {
+	f.add(fs)
+	if err := harness.ParseFlags(fs, args, w); err != nil {
+		return err
+	}
+	return f.Check(ctx)
+}
+
+func (f *StoryFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.URL, "redis", ServerURL(), "a real Redis or Valkey server, such as redis://localhost:6379/0 (default: $"+URLVar+", or an embedded miniredis)")
 	fs.Uint64Var(&f.Seed, "seed", 0, "play the explorer's scene of this seed (from a failed explore check) instead of the story")
 	fs.BoolVar(&f.Timeline, "timeline", false, "with --seed: print every event of the scene")
