@@ -2,7 +2,6 @@ package case06
 
 import (
 	"context"
-	"flag"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 
 	"stampede/checker/explore"
 	"stampede/checker/explore/exploretest"
-	"stampede/checker/harness"
 	rfencing "stampede/checker/library/case06/right/fencing"
 	rluaacquire "stampede/checker/library/case06/right/luaacquire"
 	rpubsub "stampede/checker/library/case06/right/pubsub"
@@ -27,10 +25,7 @@ import (
 	solution "stampede/solutions/case06"
 )
 
-var (
-	fleetScenes = flag.Int("scenes", 12, "how many explorer scenes each right answer of case 6 must pass in a row (make proof plays 1,000)")
-	fleetSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var fleetScenes, fleetSeed = exploretest.Flags(12)
 
 func mkShop[S shelves.Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) shelves.Shop { return f(db, rdb, clk) }
@@ -58,14 +53,7 @@ func TestExploreRightFleets(t *testing.T) {
 }
 
 func TestExploreFailsTheShippedFleet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds fleets")
-	}
-	h := harness.New(context.Background(), "stampede/checker/library/case06/shipped", harness.DefaultBound)
-	v := explorer(mkShop(shipped.New)).Run(h, 1, 20)
-	assert.False(t, v.Pass)
-	assert.Contains(t, v.Message, "--seed")
-	t.Logf("%s: %s", v.Figure, v.Message)
+	exploretest.Fails(t, "checker/library/case06/shipped", explorer(mkShop(shipped.New)).Run, 20)
 }
 
 // TestSourceReadsRaceOnlyInTheShop calls the explorer's source from many

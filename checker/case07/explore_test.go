@@ -1,7 +1,6 @@
 package case07
 
 import (
-	"flag"
 	"testing"
 	"time"
 
@@ -46,10 +45,7 @@ func TestExploreScenesOfTheSolution(t *testing.T) {
 	t.Logf("shipped: %s: %s", v.Figure, v.Message)
 }
 
-var (
-	rightScenes = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 7 must pass in a row (make proof plays 1,000)")
-	rightSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var rightScenes, rightSeed = exploretest.Flags(8)
 
 // TestExploreRightAnswers plays -scenes scenes (run it with -scenes 1000
 // for the proof) on the solution and every known-right entry: none may

@@ -1,15 +1,11 @@
 package case08
 
 import (
-	"context"
-	"flag"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 
 	"stampede/checker/explore/exploretest"
-	"stampede/checker/harness"
 	rerrgroup "stampede/checker/library/case08/right/errgroup"
 	rloadorstore "stampede/checker/library/case08/right/loadorstore"
 	rweighted "stampede/checker/library/case08/right/weighted"
@@ -20,10 +16,7 @@ import (
 	solution "stampede/solutions/case08"
 )
 
-var (
-	exploreN    = flag.Int("scenes", 12, "how many explorer scenes each right answer of case 8 must pass in a row (make proof plays 1,000)")
-	exploreSeed = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var exploreN, exploreSeed = exploretest.Flags(12)
 
 func mkShop[S Shop](f func(*events.DB, *redis.Client, clock.Clock) S) NewShop {
 	return func(db *events.DB, rdb *redis.Client, clk clock.Clock) Shop { return f(db, rdb, clk) }
@@ -58,12 +51,5 @@ func TestExploreRight(t *testing.T) {
 // TestExploreFailsShipped holds the explorer to catching the shipped code,
 // with a seed to replay and a shrunk scene.
 func TestExploreFailsShipped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds shops")
-	}
-	h := harness.New(context.Background(), "stampede/checker/library/case08/shipped", harness.DefaultBound)
-	v := explorer(mkShop(shipped.New)).Run(h, 1, 8)
-	assert.False(t, v.Pass)
-	assert.Contains(t, v.Message, "--seed")
-	t.Logf("%s: %s", v.Figure, v.Message)
+	exploretest.Fails(t, "checker/library/case08/shipped", explorer(mkShop(shipped.New)).Run, 8)
 }

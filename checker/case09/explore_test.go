@@ -2,7 +2,6 @@ package case09
 
 import (
 	"context"
-	"flag"
 	"runtime"
 	"strings"
 	"testing"
@@ -25,10 +24,7 @@ import (
 	solution "stampede/solutions/case09"
 )
 
-var (
-	exploreN    = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 9 must pass in a row (make proof plays 1,000)")
-	exploreSeed = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var exploreN, exploreSeed = exploretest.Flags(8)
 
 func mk[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return f(db, rdb, clk) }
@@ -91,12 +87,5 @@ func TestNoReadOutlivesItsScene(t *testing.T) {
 }
 
 func TestExploreFailsTheShipped(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds fleets")
-	}
-	h := harness.New(context.Background(), "stampede/checker/library/case09/shipped", harness.DefaultBound)
-	v := explorer(mk(shipped.New)).Run(h, 1, 8)
-	assert.False(t, v.Pass)
-	assert.Contains(t, v.Message, "--seed")
-	t.Logf("%s: %s", v.Figure, v.Message)
+	exploretest.Fails(t, "checker/library/case09/shipped", explorer(mk(shipped.New)).Run, 8)
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 
 	"stampede/checker/explore/exploretest"
 	"stampede/checker/harness"
@@ -43,10 +42,7 @@ import (
 	solution "stampede/solutions/case10"
 )
 
-var (
-	exploreScenes = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 10 must pass in a row (make proof plays 1,000)")
-	exploreSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var exploreScenes, exploreSeed = exploretest.Flags(8)
 
 func mkShop[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock) S) NewShop {
 	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop { return f(db, rdb, clk) }
@@ -73,14 +69,7 @@ func TestExploreRightAnswers(t *testing.T) {
 }
 
 func TestExploreFailsTheShippedCode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds fleets")
-	}
-	h := harness.New(context.Background(), "stampede/checker/library/case10/shipped", harness.DefaultBound)
-	v := explorer(mkShop(shipped.New)).Run(h, 1, 20)
-	assert.False(t, v.Pass)
-	assert.Contains(t, v.Message, "--seed")
-	t.Logf("%s: %s", v.Figure, v.Message)
+	exploretest.Fails(t, "checker/library/case10/shipped", explorer(mkShop(shipped.New)).Run, 20)
 }
 
 var rates = flag.Int("rates", 0, "with N > 0: play N scenes, one at a time, on every known-wrong entry, and log how many break an invariant")

@@ -1,15 +1,11 @@
 package case11
 
 import (
-	"context"
-	"flag"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 
 	"stampede/checker/explore/exploretest"
-	"stampede/checker/harness"
 	rgeneration "stampede/checker/library/case11/right/generation"
 	shipped "stampede/checker/library/case11/shipped"
 	"stampede/shop/catalog"
@@ -17,10 +13,7 @@ import (
 	solution "stampede/solutions/case11"
 )
 
-var (
-	exploreScenes = flag.Int("scenes", 8, "how many explorer scenes each right answer of case 11 must pass in a row (make proof plays 1,000)")
-	exploreSeed   = flag.Uint64("seed", 1, "the seed of the first scene")
-)
+var exploreScenes, exploreSeed = exploretest.Flags(8)
 
 func mkShop[S Shop](f func(*catalog.DB, *redis.Client, clock.Clock, string) S) NewShop {
 	return func(db *catalog.DB, rdb *redis.Client, clk clock.Clock, channel string) Shop {
@@ -46,10 +39,5 @@ func TestExploreRightAnswers(t *testing.T) {
 // TestExploreFailsTheShippedCode: copies with a time to live and nothing
 // else keep the old price after a write, in the first scenes.
 func TestExploreFailsTheShippedCode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds fleets")
-	}
-	h := harness.New(context.Background(), "stampede/checker/library/case11/shipped", harness.DefaultBound)
-	v := explorer(mkShop(shipped.New)).Run(h, 1, 20)
-	assert.False(t, v.Pass, v.Message)
+	exploretest.Fails(t, "checker/library/case11/shipped", explorer(mkShop(shipped.New)).Run, 20)
 }

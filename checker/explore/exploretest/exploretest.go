@@ -7,6 +7,7 @@ package exploretest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -76,4 +77,33 @@ func Every(t *testing.T, library string, cases []int, answers ...Answer) {
 			}
 		}
 	}
+}
+
+// Flags defines the flags of a case's explorer tests: -scenes, how many
+// scenes each right answer must pass in a row (n unless given; `make
+// proof` plays 1,000), and -seed, the seed of the first. Call it in a
+// package-level var, as flag.Int is called.
+func Flags(n int) (scenes *int, seed *uint64) {
+	return flag.Int("scenes", n, "how many explorer scenes each right answer must pass in a row (make proof plays 1,000)"),
+		flag.Uint64("seed", 1, "the seed of the first scene")
+}
+
+// Fails holds an explorer to catching a wrong answer, the shipped code of
+// its case: run, on the answer's package pkg (below the module), must
+// break a rule within n scenes from seed 1 and say how to replay it
+// (--seed). It plays whole scenes on fleets, so -short skips it.
+func Fails(t *testing.T, pkg string, run func(h *harness.H, seed uint64, n int) check.Verdict, n int) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("plays whole scenes")
+	}
+	h := harness.New(context.Background(), check.Module+"/"+pkg, harness.DefaultBound)
+	v := run(h, 1, n)
+	if v.Pass {
+		t.Fatalf("%s passed %d scenes: %s", pkg, n, v.Figure)
+	}
+	if !strings.Contains(v.Message, "--seed") {
+		t.Errorf("the failure names no seed to replay it: %s", v.Message)
+	}
+	t.Logf("%s: %s", v.Figure, v.Message)
 }
