@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -561,15 +560,4 @@ func fleetCandidates(sc fscene) []fscene {
 		}
 	}
 	return out
-}
-
-// exploreStory plays the scene of a seed for `shop run 6 --seed S`.
-func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
-	h := harness.New(ctx, pkg, harness.DefaultBound)
-	sc, res, shrunk := explorer(newShop).Story(h, seed)
-	if res.Err != nil {
-		return res.Err
-	}
-	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
-	return nil
 }

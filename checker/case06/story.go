@@ -40,7 +40,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 		return err
 	}
 	if sf.Seed != 0 {
-		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
+		return explorer(newShop).Replay(harness.New(ctx, pkg, harness.DefaultBound), w, sf.Seed, sf.Timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err

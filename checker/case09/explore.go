@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -817,16 +816,6 @@ func candidates(sc escene) []escene {
 		}
 	}
 	return out
-}
-
-// exploreStory plays the scene of a seed for `shop run 9 --seed S`.
-func exploreStory(h *harness.H, w io.Writer, newShop NewShop, seed uint64, timeline bool) error {
-	sc, res, shrunk := explorer(newShop).Story(h, seed)
-	if res.Err != nil {
-		return res.Err
-	}
-	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
-	return nil
 }
 
 // stillInside says who had not returned when a scene's drive ran out:

@@ -49,7 +49,7 @@ func Scenario(h *harness.H, w io.Writer, args []string, newShop NewShop) error {
 		return err
 	}
 	if sf.Seed != 0 {
-		return exploreStory(h, w, newShop, sf.Seed, sf.Timeline)
+		return explorer(newShop).Replay(h, w, sf.Seed, sf.Timeline)
 	}
 	if err := harness.Positive("instances", *n); err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -983,15 +982,4 @@ func candidates10(sc xscene) []xscene {
 		}
 	}
 	return out
-}
-
-// exploreStory plays the scene of a seed for `shop run 10 --seed S`.
-func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
-	h := harness.New(ctx, pkg, harness.DefaultBound)
-	sc, res, shrunk := explorer(newShop).Story(h, seed)
-	if res.Err != nil {
-		return res.Err
-	}
-	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
-	return nil
 }

@@ -39,7 +39,7 @@ func Scenario(ctx context.Context, w io.Writer, args []string, newShop NewShop, 
 		return err
 	}
 	if sf.Seed != 0 {
-		return exploreStory(ctx, w, newShop, pkg, sf.Seed, sf.Timeline)
+		return explorer(newShop).Replay(harness.New(ctx, pkg, harness.DefaultBound), w, sf.Seed, sf.Timeline)
 	}
 	races := []struct {
 		title string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -660,14 +659,3 @@ var switchesInfo = check.Info{
 // Switches plays the fixed scenes under every schedule with one switch
 // and in lockstep.
 func Switches(h *harness.H, newShop NewShop) check.Verdict { return explorer(newShop).Switches(h) }
-
-// exploreStory plays the explorer's scene of a seed, as `run 11 --seed S`.
-func exploreStory(ctx context.Context, w io.Writer, newShop NewShop, pkg string, seed uint64, timeline bool) error {
-	h := harness.New(ctx, pkg, harness.DefaultBound)
-	sc, res, shrunk := explorer(newShop).Story(h, seed)
-	if res.Err != nil {
-		return res.Err
-	}
-	explore.Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
-	return nil
-}

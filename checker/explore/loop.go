@@ -424,6 +424,19 @@ func (e *Explorer[S]) failure(sc, small S, bad string, seed uint64, shrunk bool)
 	return f.String()
 }
 
+// Replay is `shop run N --seed S` for a Redis case: it plays the scene of
+// seed as a story (Story) and writes it (Tell), with every line of its
+// timeline when timeline is set, on the shops' clock. An error is the
+// checker's: Redis could not be reached.
+func (e *Explorer[S]) Replay(h *harness.H, w io.Writer, seed uint64, timeline bool) error {
+	sc, res, shrunk := e.Story(h, seed)
+	if res.Err != nil {
+		return res.Err
+	}
+	Tell(w, seed, sc, res, shrunk, timeline, "the shops' clock")
+	return nil
+}
+
 // Story plays the scene of a seed as `shop run N --seed S` shows it:
 // played again while the machine keeps it from rest and, when it breaks a
 // rule, shrunk as the check shrinks it. It returns the scene it played
