@@ -47,7 +47,7 @@ import (
 // Shop serves the shop's shelves from a cache in front of the catalog.
 type Shop struct {
 	db     *catalog.DB
-	clk    clock.Clock
+	clock  clock.Clock
 	random func() float64
 	ttl    time.Duration
 	beta   float64
@@ -67,7 +67,7 @@ type entry struct {
 func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Duration, beta float64) *Shop {
 	return &Shop{
 		db:     db,
-		clk:    clk,
+		clock:  clk,
 		random: random,
 		ttl:    ttl,
 		beta:   beta,
@@ -95,7 +95,7 @@ func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.cache[shelf] = entry{books: books, expiry: s.clk.Now().Add(s.ttl)}
+	s.cache[shelf] = entry{books: books, expiry: s.clock.Now().Add(s.ttl)}
 	s.mu.Unlock()
 	return books, nil
 }
@@ -105,7 +105,7 @@ func (s *Shop) fresh(shelf string) ([]string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	e, ok := s.cache[shelf]
-	if !ok || !s.clk.Now().Before(e.expiry) {
+	if !ok || !s.clock.Now().Before(e.expiry) {
 		return nil, false
 	}
 	return e.books, true

@@ -17,7 +17,7 @@ import (
 // Shop serves the shop's shelves from a cache in front of the catalog.
 type Shop struct {
 	db     *catalog.DB
-	clk    clock.Clock
+	clock  clock.Clock
 	random func() float64
 	ttl    time.Duration
 	beta   float64
@@ -47,7 +47,7 @@ type flight struct {
 func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Duration, beta float64) *Shop {
 	return &Shop{
 		db:      db,
-		clk:     clk,
+		clock:   clk,
 		random:  random,
 		ttl:     ttl,
 		beta:    beta,
@@ -63,7 +63,7 @@ func New(db *catalog.DB, clk clock.Clock, random func() float64, ttl time.Durati
 // shares the one cached slice, as singleflight shares its value: callers
 // must treat it as read-only, which keeps a hit free of copying.
 func (s *Shop) Top(ctx context.Context, shelf string) ([]string, error) {
-	now := s.clk.Now()
+	now := s.clock.Now()
 	// A hit shares the read lock with every other hit: this is the path
 	// that runs thousands of times a second, so it must not queue them.
 	s.mu.RLock()
@@ -150,7 +150,7 @@ func (s *Shop) launch(ctx context.Context, shelf string) *flight {
 // after it. (A runtime.Goexit is told from a return by returned, as in
 // case 5.)
 func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
-	began := s.clk.Now()
+	began := s.clock.Now()
 	returned := false
 	defer func() {
 		if r := recover(); r != nil {
@@ -159,7 +159,7 @@ func (s *Shop) recompute(ctx context.Context, shelf string, f *flight) {
 		} else if !returned {
 			f.books, f.err = nil, fmt.Errorf("shop: recomputing %s ended its goroutine (runtime.Goexit)", shelf)
 		}
-		now := s.clk.Now()
+		now := s.clock.Now()
 		s.mu.Lock()
 		if f.err == nil {
 			s.cache[shelf] = entry{books: f.books, delta: now.Sub(began), expiry: now.Add(s.ttl)}
