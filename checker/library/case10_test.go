@@ -181,7 +181,7 @@ var _ = register(10,
 	// a write, now catch it too), a book first filled after another book's
 	// write, a reader whose deadline passes while another reads the row. Each is
 	// caught in at least 70% of the scenes (42, 42 and 50 of 60; see
-	// TestExploreCatchRates and docs/explorer.md), so one run of 24 scenes misses
+	// TestExploreRates and docs/explorer.md), so one run of 24 scenes misses
 	// with a chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
 	// entries above that fail explore are caught in 67% of the scenes or
 	// more (deletebefore 27 of 40, textversion 34, shipped 38, measured
