@@ -47,4 +47,3 @@ func TestExploreRightAnswers(t *testing.T) {
 func TestExploreFailsTheShippedCode(t *testing.T) {
 	exploretest.Fails(t, "checker/library/case10/shipped", explorer(mkShop(shipped.New)).Run, 20)
 }
-

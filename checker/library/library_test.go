@@ -28,6 +28,10 @@ type entry struct {
 	fails []string          // the checks it must fail, every run
 	skips []string          // the checks whose scene it never lets happen: SKIP, every run
 	maybe map[string]string // checks whose verdict depends on the schedule, and why
+	// says holds, for some of the checks it fails, a part of the failure's
+	// message: the reason the check names, where a check can fail an
+	// entry for more than one.
+	says map[string]string
 	// hangs is set for an entry one of whose failed checks meets the hang
 	// bound: the grader then starts no more checks, and which had started
 	// by then is the machine's timing. Each check its row names neither as
@@ -330,6 +334,9 @@ func expect(t *testing.T, root string, target grade.Target, e entry) {
 			continue
 		}
 		assert.Equal(t, want, res.Status, "check %q (%s): %s %s", res.ID, res.Figure, res.Name, res.Message)
+		if part, ok := e.says[res.ID]; ok && want == check.Fail {
+			assert.Contains(t, res.Message, part, "check %q failed for another reason", res.ID)
+		}
 	}
 }
 
