@@ -6,9 +6,8 @@
 // recover, rather than leave the callers waiting on their channels. One
 // panicking query stops the whole program.
 //
-// Verdict: fails "panic" (the program crashes). On a Goexit DoChan sends
-// nothing and forgets the flight, and the callers leave by their
-// deadlines, which the goexit check accepts.
+// (On a Goexit DoChan sends nothing and forgets the flight, and the
+// callers leave by their deadlines, which is allowed.)
 package dochanpanic
 
 import (

@@ -5,9 +5,6 @@
 // answers". After a runtime.Goexit it answers nobody, and with no select
 // on ctx.Done() the visitors have no way out, not even their deadlines; a
 // visitor who gives up cannot leave either.
-//
-// Verdict: fails "goexit" (the visitors stay past their deadlines) and
-// "give-up".
 package dochanrecv
 
 import (

@@ -5,8 +5,6 @@
 // closes the channel in the Goexit branch too, "to wake them now". Then
 // the deferred close runs and closes it again: a panic while the goroutine
 // exits, which nobody recovers, and the whole program stops.
-//
-// Verdict: fails "goexit" (the program crashes).
 package goexitclosetwice
 
 import (

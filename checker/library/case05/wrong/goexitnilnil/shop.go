@@ -4,8 +4,6 @@
 // the flight off the table and wakes its waiters; it sets no error, so
 // each of them returns no books and a nil error, as if the shelf were
 // empty.
-//
-// Verdict: fails "goexit" (an empty list and no error).
 package goexitnilnil
 
 import (

@@ -4,8 +4,6 @@
 // in that branch, after landing the flight with an error. But the flight
 // runs on a goroutine of its own: nobody recovers that panic, and it stops
 // the whole program, as DoChan's re-panic does.
-//
-// Verdict: fails "goexit" (the program crashes).
 package goexitrepanic
 
 import (

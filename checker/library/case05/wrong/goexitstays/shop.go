@@ -5,9 +5,6 @@
 // the call never runs. The flight stays in the table, its channel never
 // closed. Its waiters leave by their deadlines, but every visitor after
 // them joins the dead flight, and the shelf is gone for good.
-//
-// Verdict: fails "goexit" (the next visitor waits on the flight the Goexit
-// left).
 package goexitstays
 
 import (

@@ -5,9 +5,6 @@
 // function. But on a Goexit that answer is the zero one, no books and no
 // error: the function takes it for a success, caches the empty list, and
 // every visitor gets it.
-//
-// Verdict: fails "goexit" (an empty list as if the query had worked, and
-// cached).
 package goexitzero
 
 import (

@@ -5,8 +5,6 @@
 // the second delete comes every visitor is served the old price: the
 // delay is a guess that narrows the window and does not close it. And
 // nothing stops the stampede.
-//
-// Verdict: fails "stale-set", "invalidate-steps" and "lease-coalesces".
 package doubledelete
 
 import (

@@ -9,11 +9,6 @@
 // those 10 s. Memcache's clients say whether they accept a stale value;
 // this shop's visitors cannot, and the case asks for the new price once
 // the write has returned.
-//
-// Verdict: fails every check that reads after a write (delete-after-commit,
-// delete-not-set, stale-set, invalidate-steps, writer-leaves, outbox), and
-// those that need a new lease within 10 s of the last (restart, let-go,
-// slow-read, db-down), and explore.
 package leaserate
 
 import (
