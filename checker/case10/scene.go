@@ -18,10 +18,7 @@ import (
 
 // Shop is what case 10 asks of a shop instance: a read path and a write
 // path for a book's price, in cents.
-type Shop interface {
-	Price(ctx context.Context, book string) (int, error)
-	SetPrice(ctx context.Context, book string, price int) error
-}
+type Shop = fleet.Pricer
 
 // NewShop makes one instance of a case 10 shop.
 type NewShop func(db *catalog.DB, rdb *redis.Client, clk clock.Clock) Shop

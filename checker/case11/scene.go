@@ -22,8 +22,7 @@ import (
 // path for a book's price, in cents, and the loop that keeps the
 // instance's copy in step, which the server runs until its ctx ends.
 type Shop interface {
-	Price(ctx context.Context, book string) (int, error)
-	SetPrice(ctx context.Context, book string, price int) error
+	fleet.Pricer
 	Listen(ctx context.Context) error
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"stampede/checker/fleet"
 	"stampede/shop/catalog"
 	"stampede/shop/clock"
 )
@@ -14,10 +15,7 @@ import (
 // PriceShop is a shop of the write-path cases (case 10): it serves a book's
 // price, and has a write path of its own that commits a new price and then
 // does to the cache what the code's writer does.
-type PriceShop interface {
-	Price(ctx context.Context, book string) (int, error)
-	SetPrice(ctx context.Context, book string, price int) error
-}
+type PriceShop = fleet.Pricer
 
 // The lease row's hot key is one book's price; the write changes it to
 // WrittenPrice.
