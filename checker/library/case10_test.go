@@ -27,13 +27,13 @@ package library
 var _ = register(10,
 	entry{dir: "shipped", fails: []string{"one-wait", "delete-not-set", "stale-set", "invalidate-steps", "slow-leader", "lease-coalesces", "explore", "slow-read", "db-down", "hung-read", "outbox", "come-back", "switches"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// The three races.
-	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "invalidate-steps", "explore"}, skips: []string{"outbox"}},
-	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-read", "explore", "switches"}, skips: []string{"conflict-budget", "outbox"}},
+	entry{dir: "wrong/deletebefore", fails: []string{"delete-after-commit", "invalidate-steps"}, maybe: map[string]string{"explore": "22 of 41 scenes: a read must miss between its delete and the commit"}, skips: []string{"outbox"}},
+	entry{dir: "wrong/setonwrite", fails: []string{"delete-not-set", "stale-set", "invalidate-steps", "slow-read", "switches"}, maybe: map[string]string{"explore": "12 of 44 scenes: two writes' sets must cross, or a read span a commit"}, skips: []string{"conflict-budget", "outbox"}},
 	entry{dir: "wrong/deleteafter", fails: []string{"stale-set", "invalidate-steps", "lease-coalesces", "one-wait", "come-back", "writer-leaves", "outbox", "slow-read", "hung-read", "db-down", "explore", "switches"}, skips: []string{"let-go", "conflict-budget", "second-look-lets-go"}},
 	// Leases done wrong.
 	entry{dir: "wrong/getthenset", fails: []string{"stale-set"}},
-	entry{dir: "wrong/keeplease", fails: []string{"stale-set", "invalidate-steps", "outbox", "slow-read", "explore", "switches"}, skips: []string{"conflict-budget"}},
-	entry{dir: "wrong/sametoken", fails: []string{"tokens", "let-go", "slow-read", "explore", "slow-leader"}},
+	entry{dir: "wrong/keeplease", fails: []string{"stale-set", "invalidate-steps", "outbox", "slow-read", "switches"}, maybe: map[string]string{"explore": "13 of 44 scenes: a reader's query must span a commit"}, skips: []string{"conflict-budget"}},
+	entry{dir: "wrong/sametoken", fails: []string{"tokens", "let-go", "slow-read", "slow-leader"}, maybe: map[string]string{"explore": "6 of 45 scenes: a lease must pass from one filler to another while the first still reads"}},
 	entry{dir: "wrong/losersquery", fails: []string{"lease-coalesces", "one-wait", "come-back", "db-down", "explore"}},
 	entry{dir: "wrong/nobound", fails: []string{"come-back", "ttl", "let-go", "slow-read", "explore", "switches"}, skips: []string{"slow-leader"}},
 	// Versions, delays and times to live.
@@ -54,7 +54,7 @@ var _ = register(10,
 	// scene's goroutines at once, and in none under its schedule points;
 	// the checks named catch them in every run.
 	entry{dir: "wrong/two-dels-price-first", fails: []string{"invalidate-steps"}, says: map[string]string{"invalidate-steps": "was stopped after it had sent del price:{The Night Library}; there shop-1 filled"}},
-	entry{dir: "wrong/lease-before-commit", fails: []string{"invalidate-steps", "explore"}, says: map[string]string{"invalidate-steps": "while the write's transaction was open"}},
+	entry{dir: "wrong/lease-before-commit", fails: []string{"invalidate-steps"}, maybe: map[string]string{"explore": "18 of 41 scenes: a read must miss while a write's transaction is open"}, says: map[string]string{"invalidate-steps": "while the write's transaction was open"}},
 	entry{dir: "wrong/evalsha-startup-load", fails: []string{"restart"}, says: map[string]string{"restart": "after Redis restarted"}},
 	entry{dir: "wrong/evalsha-one-script", fails: []string{"restart"}, says: map[string]string{"restart": "NOSCRIPT"}},
 	entry{dir: "wrong/evalsha-reload-once", fails: []string{"restart"}, says: map[string]string{"restart": "a second time"}},
@@ -101,7 +101,7 @@ var _ = register(10,
 	// reads, caught since db-down's bound gives no instance a read more.
 	// The explorer fails it too: a visitor after a scene is refused for
 	// the backoff of a read the fleet has since redone.
-	entry{dir: "wrong/backoff-in-memory-strict", fails: []string{"db-down", "explore"}},
+	entry{dir: "wrong/backoff-in-memory-strict", fails: []string{"db-down"}, maybe: map[string]string{"explore": "14 of 43 scenes: a visitor must come after a backoff the fleet has since redone"}},
 	entry{dir: "wrong/backoff-plain-pexpire", fails: []string{"let-go"}},
 	entry{dir: "wrong/read-deadline-5s", fails: []string{"slow-read"}},
 	entry{dir: "wrong/read-deadline-25s", fails: []string{"hung-read"}},
@@ -166,14 +166,18 @@ var _ = register(10,
 	// stages: an instance that has seen the old price before another
 	// instance's write (restart's rounds, which ask every instance after
 	// a write, now catch it too), a book first filled after another book's
-	// write, a reader whose deadline passes while another reads the row. Each is
-	// caught in at least 70% of the scenes (42, 42 and 50 of 60; see
-	// TestExploreRates and docs/explorer.md), so one run of 24 scenes misses
-	// with a chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
-	// entries above that fail explore are caught in 67% of the scenes or
-	// more (deletebefore 27 of 40, textversion 34, shipped 38, measured
-	// again after the explorer counted reads the shop gives up as failed;
-	// the others every scene): 24 scenes miss with a chance below 2e-11.
+	// write, a reader whose deadline passes while another reads the row.
+	// Each is caught in at least 70% of the scenes (34, 28 and 38 of 40;
+	// TestExploreRates -rates 40), so one run of 24 scenes misses with a
+	// chance of about 0.3^24, 3e-13 (below 6e-8 even at half). The
+	// entries above whose rows fail explore are caught in two thirds of
+	// the scenes or more (shipped 38 of 40, textversion 28 of 41;
+	// deleteafter, doubledelete, losersquery, nobound, nottl and
+	// expirelater 38 to 40 of 40): 24 scenes miss with a chance below
+	// 4e-12. Those caught in fewer (13 to 54%) have explore as a maybe,
+	// with their share: even seed 1's scenes, the same every run, catch
+	// sametoken at its first scene in some runs and at its seventh or
+	// twentieth in others, beside a busy core.
 	entry{dir: "wrong/explore-localcopy", fails: []string{"restart", "explore"}},
 	entry{dir: "wrong/explore-oneversion", fails: []string{"outbox", "explore"}},
 	entry{dir: "wrong/explore-deadlineread", fails: []string{"explore"}},
@@ -214,8 +218,7 @@ var _ = register(10,
 	entry{dir: "wrong/retry-after-whole-seconds", fails: []string{"come-back"}},
 	// Memcache's rate-limited leases, played by compare: right for
 	// memcache's clients that accept a stale value, wrong for this case's.
-	entry{dir: "wrong/leaserate", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps",
-		"restart", "let-go", "writer-leaves", "outbox", "slow-read", "db-down", "explore"}, skips: []string{"slow-leader"}},
+	entry{dir: "wrong/leaserate", fails: []string{"delete-after-commit", "delete-not-set", "stale-set", "invalidate-steps", "restart", "let-go", "writer-leaves", "outbox", "slow-read", "db-down"}, maybe: map[string]string{"explore": "16 of 41 scenes"}, skips: []string{"slow-leader"}},
 	// Written blind for come-back and the slow checks, by a helper
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-seeded-per-instance", fails: []string{"come-back"}},
