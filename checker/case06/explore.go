@@ -483,15 +483,8 @@ func playFleet(h *harness.H, newShop NewShop, sc fscene, locks map[string][]stri
 			w.Fail("visitor %d (shop-%d, %s at %v) got %s, not the source's list for %s", i+1, v.Shop+1, v.Shelf, v.At, got, v.Shelf)
 		}
 	}
-	for _, u := range untimedSeen() {
-		w.Fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
-	}
-	if keys, err := wd.Keys(h.Context()); err == nil {
-		for _, k := range keys {
-			if k.Forever {
-				w.Fail("%s has no time to live when the scene ends", k.Name)
-			}
-		}
+	for _, bad := range wd.Timeless(h.Context(), untimedSeen) {
+		w.Fail("%s", bad)
 	}
 	return w.Played()
 }

@@ -2,7 +2,6 @@ package case06
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"stampede/checker/check"
@@ -66,16 +65,6 @@ func StuckVerdict(err error) check.Verdict { return stuckVerdict(err) }
 func WaitVerdict(err error, who string) check.Verdict { return waitVerdict(err, who) }
 
 // WatchTTLs makes every instance's tap look at Redis after each command
-// that may write, as the ttl check and case 6's explorer do, and returns a
-// function that lists, as lines of story, each key seen there with no time
-// to live and the command after which it was seen so.
-func (f *Fleet) WatchTTLs() func() []string {
-	seen := f.World.WatchTTLs(f.taps)
-	return func() []string {
-		var out []string
-		for _, u := range seen() {
-			out = append(out, fmt.Sprintf("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key))
-		}
-		return out
-	}
-}
+// that may write, as the ttl check and case 6's explorer do (see
+// fleet.World.WatchTTLs and Timeless).
+func (f *Fleet) WatchTTLs() func() []fleet.Untimed { return f.World.WatchTTLs(f.taps) }

@@ -575,15 +575,8 @@ func playScene(h *harness.H, newShop NewShop, sc escene, story bool) explore.Pla
 		}
 	}
 	w.judge(crowd.Outcomes())
-	for _, u := range untimed() {
-		w.Fail("%s", u)
-	}
-	if ttls, err := f.World.TTLs(h.Context()); err == nil {
-		for name, ttl := range ttls {
-			if ttl < 0 {
-				w.Fail("%s has no time to live when the scene ends", name)
-			}
-		}
+	for _, bad := range f.World.Timeless(h.Context(), untimed) {
+		w.Fail("%s", bad)
 	}
 	return w.Played()
 }

@@ -139,7 +139,7 @@ func drawScene10(seed uint64) xscene {
 	sc := xscene{Seed: seed, Shops: 2 + r.IntN(3), Reads: map[string][]xread{}}
 	books := catalog.Priced()
 	r.Shuffle(len(books), func(i, j int) { books[i], books[j] = books[j], books[i] })
-	sc.Books = books[:1+pick(r, 15, 50, 35)]
+	sc.Books = books[:1+explore.Pick(r, 15, 50, 35)]
 	main := sc.Books[0]
 	for i, b := range sc.Books {
 		if (i == 0 && r.IntN(8) == 0) || (i > 0 && r.IntN(2) == 0) {
@@ -147,7 +147,7 @@ func drawScene10(seed uint64) xscene {
 		}
 		for k := range 4 {
 			costs := []time.Duration{0, 10 * xms, 50 * xms, 100 * xms, 150 * xms}
-			rd := xread{Cost: costs[pick(r, 10, 15, 25, 25, 25)]}
+			rd := xread{Cost: costs[explore.Pick(r, 10, 15, 25, 25, 25)]}
 			if k == 0 && b == main {
 				rd.Cost = costs[2+r.IntN(3)] // long enough for a write to land in it
 			}
@@ -172,7 +172,7 @@ func drawScene10(seed uint64) xscene {
 	// The writes: one or two, mostly of the main book, before, during or
 	// just as its first read lands.
 	var writes []xvisitor
-	nw := pick(r, 15, 55, 30)
+	nw := explore.Pick(r, 15, 55, 30)
 	prices := map[string]int{}
 	next := func(b string) int { // a price the book has not had
 		if prices[b] == 0 {
@@ -285,22 +285,6 @@ func drawScene10(seed uint64) xscene {
 		}
 	}
 	return sc
-}
-
-// pick draws an index with the given weights.
-func pick(r *rand.Rand, weights ...int) int {
-	total := 0
-	for _, w := range weights {
-		total += w
-	}
-	x := r.IntN(total)
-	for i, w := range weights {
-		if x < w {
-			return i
-		}
-		x -= w
-	}
-	return len(weights) - 1
 }
 
 func (sc xscene) clone() xscene {
@@ -617,15 +601,8 @@ func playScene10(h *harness.H, newShop NewShop, sc xscene, story bool) explore.P
 
 	w.judgeVisitors(crowd, first)
 	w.judgeRows()
-	for _, u := range untimedSeen() {
-		w.Fail("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
-	}
-	if keys, err := wd.Keys(h.Context()); err == nil {
-		for _, k := range keys {
-			if k.Forever {
-				w.Fail("%s has no time to live when the scene ends", k.Name)
-			}
-		}
+	for _, bad := range wd.Timeless(h.Context(), untimedSeen) {
+		w.Fail("%s", bad)
 	}
 	if !w.Broken() {
 		w.probe(first)

@@ -113,14 +113,14 @@ func Draw(seed uint64, p Profile) Scene {
 
 	shelves := slices.Clone(allShelves)
 	r.Shuffle(len(shelves), func(i, j int) { shelves[i], shelves[j] = shelves[j], shelves[i] })
-	shelves = shelves[:1+pick(r, 40, 40, 20)]
+	shelves = shelves[:1+Pick(r, 40, 40, 20)]
 
 	for _, s := range shelves {
 		n := 1 + r.IntN(3)
 		for range n {
 			pl := Plan{Cost: []time.Duration{0, 1 * ms, 2 * ms, 3 * ms, 5 * ms}[r.IntN(5)]}
 			if p.Faults {
-				pl.Fault = Fault(pick(r, 55, 30, 15))
+				pl.Fault = Fault(Pick(r, 55, 30, 15))
 			}
 			sc.Plans[s] = append(sc.Plans[s], pl)
 		}
@@ -160,8 +160,9 @@ func Draw(seed uint64, p Profile) Scene {
 	return sc
 }
 
-// pick draws an index with the given weights.
-func pick(r *rand.Rand, weights ...int) int {
+// Pick draws an index with the given weights, for a case's scene: index i
+// with a chance of weights[i] in their sum.
+func Pick(r *rand.Rand, weights ...int) int {
 	total := 0
 	for _, w := range weights {
 		total += w

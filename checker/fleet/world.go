@@ -601,6 +601,32 @@ type Untimed struct {
 	Key  string
 }
 
+// String says what u broke, for a message.
+func (u Untimed) String() string {
+	return fmt.Sprintf("shop-%d sent %q, and right after it %s had no time to live", u.Shop+1, u.Sent, u.Key)
+}
+
+// Timeless returns, each as a rule broken, every key the shops left with
+// no time to live: those seen so (seen, from WatchTTLs) and, in order,
+// those with none now. An explorer asks it as its scene ends. It returns
+// nothing when Redis cannot be read: the scene's own checks say so.
+func (w *World) Timeless(ctx context.Context, seen func() []Untimed) []string {
+	var out []string
+	for _, u := range seen() {
+		out = append(out, u.String())
+	}
+	keys, err := w.Keys(ctx)
+	if err != nil {
+		return out
+	}
+	for _, k := range keys {
+		if k.Forever {
+			out = append(out, k.Name+" has no time to live when the scene ends")
+		}
+	}
+	return out
+}
+
 // WatchTTLs makes each of taps look at the World after each command (or
 // pipeline, or MULTI/EXEC) that may write, and note any key with no time
 // to live, with the index of its tap as the instance. It decides from the
