@@ -179,7 +179,7 @@ func HitsShared(h *harness.H, newShop shelves.New) check.Verdict {
 // asking for a lock alone.
 func exclusiveWaits(h *harness.H) []string {
 	var where []string
-	for _, g := range snapshot() {
+	for _, g := range stack.All() {
 		if g.State != "sync.Mutex.Lock" && g.State != "sync.RWMutex.Lock" || !visitor(g) {
 			continue
 		}
@@ -197,18 +197,6 @@ func visitor(g stack.Goroutine) bool {
 	return slices.ContainsFunc(g.Frames, func(f stack.Frame) bool {
 		return strings.HasSuffix(f.File, "checker/harness/crowd.go")
 	})
-}
-
-// snapshot returns every goroutine's stack.
-func snapshot() []stack.Goroutine {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return stack.Parse(string(buf[:n]))
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 }
 
 // HammerRounds is how many hits each hitter makes while the block profile
@@ -271,7 +259,7 @@ func hammer(h *harness.H, shop shelves.Shop, hitters, rounds int, look bool) ([]
 func spinning(h *harness.H, crowd *harness.Crowd[[]string]) []string {
 	seen := map[string]int{}
 	for look := 0; look < 400 && !crowd.Done(); look++ {
-		for _, g := range snapshot() {
+		for _, g := range stack.All() {
 			if !visitor(g) || !slices.ContainsFunc(g.Frames, func(f stack.Frame) bool { return f.Func == "runtime.Gosched" }) {
 				continue
 			}

@@ -421,7 +421,7 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 // and says where they are, for a message.
 func (s *scene) shopGoroutines() (int, string) {
 	n := 0
-	for _, g := range stack.Parse(fleet.Dump()) {
+	for _, g := range stack.All() {
 		if _, ok := g.In(s.H.Dir()); ok {
 			n++
 		}

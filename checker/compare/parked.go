@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 
 	"stampede/checker/stack"
@@ -13,16 +12,7 @@ import (
 // are parked. The signal handler's goroutine, which waits for a signal in
 // a system call, counts as parked. It is far slower than the counts.
 func parked() bool {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	gs := stack.Parse(string(buf))
+	gs := stack.All()
 	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
 		if stack.Parked(g.State) || signalLoop(g) {
 			continue
@@ -50,11 +40,9 @@ func where(code string) string {
 	if code == "" || strings.HasSuffix(code, ".go") {
 		return ""
 	}
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
 	count := map[string]int{}
 	var order []string
-	for _, g := range stack.Parse(string(buf)) {
+	for _, g := range stack.All() {
 		for _, f := range g.Frames {
 			i := strings.Index(f.File, "/"+code+"/")
 			if i < 0 && !strings.HasPrefix(f.File, code+"/") {

@@ -529,7 +529,7 @@ func (w *world) atRest() {
 		return
 	}
 	gs := map[int]stack.Goroutine{}
-	for _, g := range snapshot() {
+	for _, g := range stack.All() {
 		gs[g.ID] = g
 	}
 	w.mu.Lock()
@@ -714,7 +714,7 @@ func stuckResult(err error, crowd *harness.Crowd[[]string]) result {
 // watchers (a story's watchdog) are left out: they touch nothing. The
 // caller has seen the process at rest with no event left to fire.
 func deadlocked() bool {
-	gs := snapshot()
+	gs := stack.All()
 	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
 		if !harness.Watcher(g) && (!g.Blocked() || stack.Timed(g.State)) {
 			return false
@@ -732,16 +732,4 @@ func returned(c *harness.Crowd[[]string]) int {
 		}
 	}
 	return n
-}
-
-// snapshot returns every goroutine's stack.
-func snapshot() []stack.Goroutine {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return stack.Parse(string(buf[:n]))
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 }

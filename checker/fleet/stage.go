@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -85,7 +84,7 @@ func (s *Stage) Settle() error {
 // caller's and the harness's watchdog's is parked or reads a Redis
 // subscription.
 func Parked() bool {
-	gs := stack.Parse(Dump())
+	gs := stack.All()
 	for _, g := range gs[min(1, len(gs)):] { // the caller comes first
 		if !g.Blocked() && !idle(g) && !harness.Watcher(g) {
 			return false
@@ -117,24 +116,12 @@ func OnSubscription(g stack.Goroutine) bool {
 // Subscribed reports whether a goroutine of the process reads a Redis
 // subscription.
 func Subscribed() bool {
-	for _, g := range stack.Parse(Dump()) {
+	for _, g := range stack.All() {
 		if OnSubscription(g) {
 			return true
 		}
 	}
 	return false
-}
-
-// Dump returns the stacks of every goroutine.
-func Dump() string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 }
 
 // Driver returns the harness's driver of the scene's time: rest is
@@ -204,7 +191,7 @@ func (s *Stage) stuck(cause harness.Cause, why string) *harness.Stuck {
 // lockLines counts the shop's lines at which a goroutine waits for a lock.
 func (s *Stage) lockLines() int {
 	lines := map[string]bool{}
-	for _, g := range stack.Parse(Dump()) {
+	for _, g := range stack.All() {
 		if fr, ok := g.In(s.H.Dir()); ok && harness.LockWait(g.State) {
 			lines[stack.Where(fr, check.Module)] = true
 		}
@@ -218,7 +205,7 @@ func (s *Stage) lockLines() int {
 func (s *Stage) Places() []string {
 	count := map[string]int{}
 	var order []string
-	for _, g := range stack.Parse(Dump()) {
+	for _, g := range stack.All() {
 		fr, ok := g.In(s.H.Dir())
 		if !ok {
 			continue

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -262,16 +261,7 @@ func (h *H) flood(gs []stack.Goroutine) *Stuck {
 
 // others returns every goroutine but the caller's.
 func (h *H) others() []stack.Goroutine {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	gs := stack.Parse(string(buf))
+	gs := stack.All()
 	if len(gs) > 0 {
 		gs = gs[1:] // runtime.Stack puts the caller first
 	}

@@ -8,6 +8,7 @@ package stack
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,3 +169,19 @@ func (g Goroutine) Blocked() bool {
 func Timed(state string) bool {
 	return state == "sleep" || state == "select"
 }
+
+// Dump returns the stacks of every goroutine, the caller's first, as
+// runtime.Stack writes them, however many there are.
+func Dump() string {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// All returns every goroutine, parsed, the caller's first.
+func All() []Goroutine { return Parse(Dump()) }
