@@ -255,8 +255,13 @@ func (s *Shop) keepAlive(ctx context.Context, shelf, token string) (work context
 		defer close(done)
 		defer cancel()
 		held := s.clock.Now().Add(lockTTL) // ours at least until then
-		for s.clock.Sleep(work, lockTTL/3) == nil {
+		// Wake for the next renewal, or when the lock may have lapsed:
+		// renewals that fail at once must not carry the work past it.
+		for s.clock.Sleep(work, min(lockTTL/3, held.Sub(s.clock.Now()))) == nil {
 			sent := s.clock.Now()
+			if !sent.Before(held) {
+				return // no renewal landed in time: it may have expired
+			}
 			rctx, stopWaiting := clock.WithTimeout(work, s.clock, held.Sub(sent))
 			ours, err := renew.Run(rctx, s.rdb, []string{lockKey(shelf)}, token, lockTTL.Milliseconds()).Bool()
 			stopWaiting()
