@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"stampede/checker/check"
@@ -177,25 +178,32 @@ func SlowQuery(h *harness.H, newShop NewShop) check.Verdict {
 				"Redis %s in the next %v: stop renewing the lock when the query returns", i+1, count(n, "command"), slowQuiet))
 		}
 	}
-	stalled := stalledRenewal(h, newShop)
+	stalled := stalledRenewal(h, newShop, true)
 	if !stalled.Pass {
 		return stalled
 	}
-	return check.Passed(figure + "; " + stalled.Figure)
+	failing := stalledRenewal(h, newShop, false)
+	if !failing.Pass {
+		return failing
+	}
+	return check.Passed(figure + "; " + stalled.Figure + "; " + failing.Figure)
 }
 
-// stalledRenewal is SlowQuery's second scene: the holder's first command
-// while it reads (its renewal, in a shop that renews) stalls on its way,
-// held until the context it was sent on ends, as a command does in a
-// network's black hole. A lock that is not renewed lapses; a visitor who
-// comes to another instance slowLate in, after any lock of up to 4 s has
-// lapsed, may take it and read, but only once the holder has given its
-// query up: no two queries of the shelf at once. A renewal sent on a
-// context that ends when the lock would (the reference's) ends there, and
-// the holder gives up; one sent on the query's own context waits for the
-// query, and the lock lapses under a holder still reading
-// (c06-renew-no-timeout).
-func stalledRenewal(h *harness.H, newShop NewShop) check.Verdict {
+// stalledRenewal is SlowQuery's second scene (stall) and third: once the
+// holder reads, its first command (its renewal, in a shop that renews)
+// stalls on its way, held until the context it was sent on ends, as a
+// command does in a network's black hole; or, in the third, its every
+// command fails at once, as on a connection refused. A lock that is not
+// renewed lapses; a visitor who comes to another instance slowLate in,
+// after any lock of up to 4 s has lapsed, may take it and read, but only
+// once the holder has given its query up: no two queries of the shelf at
+// once. It comes as the lock lapses, or, when renewals fail at once, a
+// third of a lock life after, a watchdog's next wake. The reference sends
+// each renewal on a context that ends when the lock would, and gives up
+// when none has landed by then, stalled or failed. It catches a renewal
+// sent on the query's own context (c06-renew-no-timeout), and a holder
+// that gives up only when a renewal stalls, never on errors.
+func stalledRenewal(h *harness.H, newShop NewShop, stall bool) check.Verdict {
 	var mu sync.Mutex
 	var running []context.Context // the queries' contexts, by start
 	var ends []time.Time
@@ -228,8 +236,22 @@ func stalledRenewal(h *harness.H, newShop NewShop) check.Verdict {
 		return check.Skipped(fmt.Sprintf("not staged: shop-1's visitor, alone, made %s where the scene needs it "+
 			"reading", count(f.Reads(), "read")))
 	}
-	stall := f.Tap(0).HoldUntilDone(func(fleet.Command) bool { return true })
-	defer stall.Release()
+	// first is the holder's first command from here on: the scene has
+	// happened once there is one.
+	var first atomic.Pointer[string]
+	every := func(c fleet.Command) bool {
+		text := c.String()
+		first.CompareAndSwap(nil, &text)
+		return true
+	}
+	reached := func() bool { return first.Load() != nil }
+	how := "its first command meanwhile (%s) stalled on its way, held until the context it was sent on ended"
+	if stall {
+		defer f.Tap(0).HoldUntilDone(every).Release()
+	} else {
+		f.Tap(0).Fail(every, ErrConnection, -1)
+		how = "its commands meanwhile (the first: %s) each failed at once (" + ErrConnection.Error() + ")"
+	}
 	start := f.Clock.Now()
 	comeAt := slowLate
 	if fleet.ServerURL() == "" {
@@ -239,40 +261,48 @@ func stalledRenewal(h *harness.H, newShop NewShop) check.Verdict {
 		// life from its sending, or by one and a half) reads beside it.
 		// (On a real server Redis's clock is not the scene's to the
 		// millisecond: the visitor comes at slowLate.)
-		err := f.Drive(stall.Reached, slowLate)
+		err := f.Drive(reached, slowLate)
 		if err != nil && !errors.Is(err, harness.ErrNoBound) {
 			return stuckVerdict(err)
 		}
 		if lapse, ok, err := lockLapse(f); err != nil {
 			return fleet.Unreachable(err)
-		} else if ok && stall.Reached() {
-			comeAt = min(comeAt, f.Clock.Now().Sub(start)+lapse+time.Millisecond)
+		} else if ok && reached() {
+			life := f.Clock.Now().Sub(start) + lapse
+			// Renewals that fail at once are not a sign that the lock
+			// is gone; a watchdog that gives up at its next wake after
+			// the lapse, a third of a lock life at most, is allowed.
+			if !stall {
+				life += life / 3
+			}
+			comeAt = min(comeAt, life+time.Millisecond)
 		}
 	}
 	if err := f.Elapse(comeAt - f.Clock.Now().Sub(start)); err != nil {
 		return stuckVerdict(err)
 	}
-	if !stall.Reached() {
+	if !reached() {
 		return check.Passed("not staged: the holder sent Redis nothing while it read (a lock that outlives the " +
-			"query), so no renewal stalled")
+			"query), so no renewal " + map[bool]string{true: "stalled", false: "failed"}[stall])
 	}
 	late := f.Visit(1, 1)
 	if err := f.Drive(func() bool { return holder.Done() && late.Done() }, patience); err != nil {
-		return waitVerdict(err, "the holder whose renewal stalled, and the visitor after it, were")
+		return waitVerdict(err, "the holder whose renewals "+map[bool]string{true: "stalled", false: "failed"}[stall]+", and the visitor after it, were")
 	}
 	mu.Lock()
 	twice := overlap
 	mu.Unlock()
 	if twice {
 		return check.Failed("two queries at once", fmt.Sprintf("shop-1 held the lock and read (every query takes %v); "+
-			"its first command meanwhile (%s) stalled on its way, held until the context it was sent on ended, and "+
-			"the lock lapsed unrenewed. A visitor came to shop-2 %v in, as the lock lapsed, took it and read, while shop-1's query "+
-			"still ran: two queries of the shelf at once, the stampede the lock is for. Send each renewal on a "+
-			"context that ends when the lock would (its last confirmed renewal plus its time to live), and when "+
-			"none has landed by then, give the query up: the lock may be another's by now", slowQuery, stall.Held(),
-			comeAt.Round(time.Millisecond)))
+			"%s, and the lock lapsed unrenewed. A visitor came to shop-2 %v "+
+			"in, %s, took it and read, while shop-1's query still ran: two queries of the shelf at "+
+			"once, the stampede the lock is for. Send each renewal on a context that ends when the lock would (its "+
+			"last confirmed renewal plus its time to live), and when none has landed by then, whether they stalled "+
+			"or failed, give the query up: the lock may be another's by now", slowQuery, fmt.Sprintf(how, *first.Load()),
+			comeAt.Round(time.Millisecond), map[bool]string{true: "as the lock lapsed", false: "a third of a lock life after it lapsed"}[stall]))
 	}
-	return check.Passed(fmt.Sprintf("a renewal that stalled, then %s and never two at once", count(f.Reads(), "read")))
+	return check.Passed(fmt.Sprintf("%s, then %s and never two at once",
+		map[bool]string{true: "a renewal that stalled", false: "renewals that failed"}[stall], count(f.Reads(), "read")))
 }
 
 // keepServed keeps the outcomes of the visitors who were served.

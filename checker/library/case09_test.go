@@ -160,6 +160,8 @@ var _ = register(9,
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
 	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
+	// Case 6's slow-query with renewals that fail at once (written blind).
+	entry{dir: "wrong/renew-giveup-only-on-timeout", fails: []string{"slow-query"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query", "slow-refresh"}},
 	entry{dir: "wrong/refresh-deadline-5s", fails: []string{"slow-refresh"}},
 	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
