@@ -245,12 +245,14 @@ func stalledRenewal(h *harness.H, newShop NewShop, stall bool) check.Verdict {
 		return true
 	}
 	reached := func() bool { return first.Load() != nil }
-	how := "its first command meanwhile (%s) stalled on its way, held until the context it was sent on ended"
+	fault, how := "stalled", "its first command meanwhile (%s) stalled on its way, held until the context it was sent on ended"
+	when, passed := "as the lock lapsed", "a renewal that stalled"
 	if stall {
 		defer f.Tap(0).HoldUntilDone(every).Release()
 	} else {
 		f.Tap(0).Fail(every, ErrConnection, -1)
-		how = "its commands meanwhile (the first: %s) each failed at once (" + ErrConnection.Error() + ")"
+		fault, how = "failed", "its commands meanwhile (the first: %s) each failed at once ("+ErrConnection.Error()+")"
+		when, passed = "a third of a lock life after it lapsed", "renewals that failed"
 	}
 	start := f.Clock.Now()
 	comeAt := slowLate
@@ -283,11 +285,11 @@ func stalledRenewal(h *harness.H, newShop NewShop, stall bool) check.Verdict {
 	}
 	if !reached() {
 		return check.Passed("not staged: the holder sent Redis nothing while it read (a lock that outlives the " +
-			"query), so no renewal " + map[bool]string{true: "stalled", false: "failed"}[stall])
+			"query), so no renewal " + fault)
 	}
 	late := f.Visit(1, 1)
 	if err := f.Drive(func() bool { return holder.Done() && late.Done() }, patience); err != nil {
-		return waitVerdict(err, "the holder whose renewals "+map[bool]string{true: "stalled", false: "failed"}[stall]+", and the visitor after it, were")
+		return waitVerdict(err, "the holder whose renewals "+fault+", and the visitor after it, were")
 	}
 	mu.Lock()
 	twice := overlap
@@ -299,10 +301,10 @@ func stalledRenewal(h *harness.H, newShop NewShop, stall bool) check.Verdict {
 			"once, the stampede the lock is for. Send each renewal on a context that ends when the lock would (its "+
 			"last confirmed renewal plus its time to live), and when none has landed by then, whether they stalled "+
 			"or failed, give the query up: the lock may be another's by now", slowQuery, fmt.Sprintf(how, *first.Load()),
-			comeAt.Round(time.Millisecond), map[bool]string{true: "as the lock lapsed", false: "a third of a lock life after it lapsed"}[stall]))
+			comeAt.Round(time.Millisecond), when))
 	}
 	return check.Passed(fmt.Sprintf("%s, then %s and never two at once",
-		map[bool]string{true: "a renewal that stalled", false: "renewals that failed"}[stall], count(f.Reads(), "read")))
+		passed, count(f.Reads(), "read")))
 }
 
 // keepServed keeps the outcomes of the visitors who were served.
