@@ -40,7 +40,8 @@ var outboxInfo = check.Info{
 		"with its own delete (wrong/setprice-marks-book), a backoff with no cap or one past 2 s " +
 		"(wrong/relay-backoff-uncapped, wrong/relay-backoff-cap-5s), a relay that sends only the newest " +
 		"row's delete and marks every row sent (wrong/relay-newest-only), and one that gives a row up " +
-		"after a few failed deletes (wrong/relay-drops-row-after-3)",
+		"after a few failed deletes (wrong/relay-drops-row-after-3), and one that deletes the price and then " +
+		"the lease in two commands, where a fill between them stores the old price (wrong/relay-two-dels)",
 }
 
 const (
@@ -82,7 +83,8 @@ const (
 // relay's first command (a claim on the row, say). Each time the outbox
 // must be empty within relayWithin of the commit (retryWithin
 // after the failure, relayWithin after the stall), and a visitor after it
-// must get the new price. Then laterWriterCutOff cuts off the later of two
+// must get the new price. Then relaySteps lets such a filler fill before
+// each of one relay's commands in turn. Then laterWriterCutOff cuts off the later of two
 // writes of the book while the earlier is finishing, and relayRecovers
 // asks for a delete within a second after a spell of Redis trouble.
 func Outbox(h *harness.H, newShop NewShop) check.Verdict {
@@ -99,6 +101,10 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 			unstaged = "; " + v.Figure
 		}
 	}
+	v, steps := relaySteps(h, newShop)
+	if !v.Pass {
+		return v
+	}
 	if v := laterWriterCutOff(h, newShop); !v.Pass {
 		return v
 	}
@@ -108,7 +114,8 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
-		"of goroutines meanwhile), and when a later write's writer died while an earlier write was still " +
+		"of goroutines meanwhile), with such a filler let fill before each of the relay's commands (" +
+		fleet.Count(steps, "scene") + "), and when a later write's writer died while an earlier write was still " +
 		"finishing, and within a second again once Redis had refused every delete for 8 s (meanwhile trying again " +
 		"at most 2 s apart, and then with two books' old prices gone); an idle relay looked " +
 		"at the outbox at most every 50 ms and returned when told to stop" + unstaged)
@@ -118,22 +125,29 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 // own until stop.
 type relays struct {
 	crowds []*harness.Crowd[int]
+	on     []int // the instance of each crowd
 	stop   context.CancelFunc
 }
 
-// startRelays runs the Relay of every instance of the scene. It fails when
-// an instance has none.
-func (s *scene) startRelays() (*relays, check.Verdict) {
+// startRelays runs the Relay of every instance of the scene, or of the
+// instances named by on. It fails when an instance has none.
+func (s *scene) startRelays(on ...int) (*relays, check.Verdict) {
 	ctx, stop := context.WithCancel(context.Background())
 	r := &relays{stop: stop}
-	for i, shop := range s.shops {
-		relayer, ok := shop.(Relayer)
+	if on == nil {
+		for i := range s.shops {
+			on = append(on, i)
+		}
+	}
+	for _, i := range on {
+		relayer, ok := s.shops[i].(Relayer)
 		if !ok {
 			stop()
 			return nil, check.Failed("", "the shop has no Relay method: add func (s *Shop) Relay(ctx "+
 				"context.Context) error, which sends the outbox's deletes until ctx ends (see the contract "+
 				"in cases/case10/shop.go)")
 		}
+		r.on = append(r.on, i)
 		r.crowds = append(r.crowds, s.visit(1, func(visit context.Context) (int, error) {
 			visit, cancel := context.WithCancel(visit)
 			defer cancel()
@@ -147,11 +161,11 @@ func (s *scene) startRelays() (*relays, check.Verdict) {
 // early fails when a relay has returned, or panicked, before it was told
 // to stop.
 func (r *relays) early() check.Verdict {
-	for i, c := range r.crowds {
+	for j, c := range r.crowds {
 		if !c.Done() {
 			continue
 		}
-		o := c.Outcomes()[0]
+		i, o := r.on[j], c.Outcomes()[0]
 		if o.Panic != "" {
 			return check.Failed("", fmt.Sprintf("shop-%d's Relay panicked: %s", i+1, o.Panic))
 		}
