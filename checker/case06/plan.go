@@ -103,6 +103,14 @@ func (p *Plan) Waiting() (n int, oldest time.Duration) {
 	return len(p.open), oldest
 }
 
+// Began returns when each query waiting at a gate now began, oldest
+// first.
+func (p *Plan) Began() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.open)
+}
+
 // Hold holds every later query at a new gate, until Open (or until the
 // gate it returns is opened, for the queries that reached it).
 func (p *Plan) Hold() *harness.Gate { return p.HoldShelf("") }

@@ -16,10 +16,12 @@ import (
 var RenewHolderOnlyInfo = check.Info{
 	ID: "renew-holder-only",
 	Name: "a holder that renews its lock while it reads renews only its own: once its lock has expired and " +
-		"another instance holds the shelf's lock, the old holder's renewals leave that lock to expire",
+		"another instance holds the shelf's lock, the old holder's renewals leave that lock to expire, and it " +
+		"gives its query up",
 	Catches: "a watchdog that pushes the lock's expiry back with a plain PEXPIRE (wrong/renew-no-token, a blind " +
 		"student's answer), which cannot tell its lock from the next holder's: the same trap as a release by " +
-		"plain DEL, on the way in",
+		"plain DEL, on the way in; and one that looks only at the renewal's error, so that a 0 (another's token) " +
+		"counts as renewed and the old holder reads on beside the new one (wrong/renew-ignores-answer)",
 }
 
 // RenewHolderOnly checks a renewal's token check. Shop-1 takes the lock
@@ -29,7 +31,11 @@ var RenewHolderOnlyInfo = check.Info{
 // fails, so that only shop-1 can move its expiry. The shops' clock then
 // runs to 100 ms before shop-2's lock expires: the lock must still hold
 // shop-2's value and have no more than those 100 ms to live. A shop-1
-// that renews nothing passes, as the rule holds.
+// that renews nothing passes, as the rule holds. Then, once shop-1's own
+// lock would have lapsed and a third of its life more has passed (a
+// watchdog's next wake), shop-1's query must have ended: it has lost its
+// lock. (Shop-2 comes a millisecond after it, so that the checker tells
+// their queries apart by when they began.)
 func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	const margin = 100 * time.Millisecond
 	sc, err := newHungFleet(h, newShop, 2)
@@ -39,6 +45,7 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	defer sc.Close()
 	sc.db.Hold()
 	ctx := h.Context()
+	began := sc.Clock.Now() // when shop-1's query begins: the clock stands still until the takeover
 	sc.visit(0, 1)
 	if err := sc.settled(); err != nil {
 		return stuckVerdict(err)
@@ -59,6 +66,11 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	onLock := func(c fleet.Command) bool {
 		return slices.ContainsFunc(c.Keys, func(k string) bool { return slices.Contains(names, k) })
+	}
+	// Shop-2 comes a millisecond later, so that its query is told from
+	// shop-1's by when it began.
+	if err := sc.Elapse(time.Millisecond); err != nil {
+		return stuckVerdict(err)
 	}
 	sc.visit(1, 1)
 	if err := sc.settled(); err != nil {
@@ -120,12 +132,33 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 			lock, left.Round(time.Millisecond), (left-margin).Round(time.Millisecond), margin,
 			ttls[lock].Round(time.Millisecond), strings.Join(sent, "; ")))
 	}
+	// Shop-1's lock is gone, whatever its renewals were told: by the time
+	// it would have lapsed, and a watchdog's next wake after that (a third
+	// of its life), shop-1 must have given its query up.
+	if mine := locks[0]; !mine.Forever {
+		lapse := mine.TTL + mine.TTL/3 + 10*time.Millisecond
+		if err := sc.Elapse(max(lapse-(left-margin)-time.Millisecond, 0)); err != nil {
+			return stuckVerdict(err)
+		}
+		if slices.Contains(sc.db.Began(), began) {
+			renewed := "it sent nothing on the lock after it had passed to shop-2"
+			if len(sent) > 0 {
+				renewed = "it sent " + strings.Join(sent, "; ")
+			}
+			return check.Failed("shop-1's query still open", fmt.Sprintf("shop-1's lock (%v to live) expired while "+
+				"it read, and shop-2 took %s; %v after shop-1 took its lock, shop-1's query still ran (its renewals: "+
+				"%s). A holder whose renewal finds another token in the lock has lost it: give the query up then, as "+
+				"when no renewal is confirmed before the lock would expire. Where the shops wait: %s",
+				mine.TTL.Round(time.Millisecond), lock, lapse.Round(time.Millisecond), renewed,
+				strings.Join(sc.Places(), "; ")))
+		}
+	}
 	if len(sent) == 0 {
 		// Nothing renewed: the takeover was staged, and the lock kept its
 		// expiry, which is the whole rule.
 		return check.Passed("shop-1 renews nothing: it sent nothing on the lock after it had passed to shop-2, " +
-			"whose lock kept its expiry")
+			"whose lock kept its expiry, and gave its query up")
 	}
 	return check.Passed(fmt.Sprintf("shop-1 sent %s on the lock after it had passed to shop-2; shop-2's lock "+
-		"kept its expiry", count(len(sent), "command")))
+		"kept its expiry, and shop-1 gave its query up", count(len(sent), "command")))
 }

@@ -31,7 +31,7 @@ var _ = register(6,
 	entry{dir: "wrong/fallback-outside-flight", fails: []string{"redis-down", "switches"}},
 	entry{dir: "wrong/retrylock-release-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/flight-nodeadline", fails: []string{"cold-bounded"}},
-	entry{dir: "wrong/flight-deadline-past-lock", fails: []string{"cold-bounded", "slow-query"}},
+	entry{dir: "wrong/flight-deadline-past-lock", fails: []string{"cold-bounded", "slow-query", "renew-holder-only"}},
 	entry{dir: "wrong/fastpath-detached", fails: []string{"redis-stalls"}},
 	entry{dir: "wrong/fill-on-error", fails: []string{"failed-again", "fails-fast"}},
 	entry{dir: "wrong/poll-error-hotloop", fails: []string{"poll-fails"}},
@@ -96,7 +96,7 @@ var _ = register(6,
 	// A query slower than the lock still fills the shelf (issue 25):
 	// query-ends-with-lock is the reference before.
 	entry{dir: "wrong/query-ends-with-lock", fails: []string{"slow-query", "first-leaves"}},
-	entry{dir: "wrong/renew-forever", fails: []string{"failed-again", "fails-fast", "slow-query"}},
+	entry{dir: "wrong/renew-forever", fails: []string{"failed-again", "fails-fast", "slow-query", "renew-holder-only"}},
 	// Written blind for come-back and the slow checks, by a helper
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
@@ -109,6 +109,7 @@ var _ = register(6,
 	// refused, taken for blips; only slow-query's third scene (every
 	// renewal refused at once) shows it.
 	entry{dir: "wrong/renew-giveup-only-on-timeout", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-ignores-answer", fails: []string{"renew-holder-only"}},
 	entry{dir: "wrong/renew-on-first-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},

@@ -155,13 +155,14 @@ var _ = register(9,
 	// lock-lapses is also every deadline longer than a lock it does not
 	// renew (refresh-deadline-past-lock, cold-deadline-past-lock and
 	// refresh-lock-shorter before the reference renewed its lock).
-	entry{dir: "wrong/lock-lapses", fails: []string{"slow-query", "slow-refresh", "refresh-deadline", "cold-bounded"}},
+	entry{dir: "wrong/lock-lapses", fails: []string{"slow-query", "slow-refresh", "refresh-deadline", "cold-bounded", "renew-holder-only"}},
 	// Written blind for come-back and the slow checks, by a helper
 	// who had not read the library.
 	entry{dir: "wrong/retry-after-narrow", fails: []string{"come-back"}},
 	entry{dir: "wrong/renew-stops-on-error", fails: []string{"slow-query"}},
 	// Case 6's slow-query with renewals that fail at once (written blind).
 	entry{dir: "wrong/renew-giveup-only-on-timeout", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-ignores-answer", fails: []string{"renew-holder-only"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query", "slow-refresh"}},
 	entry{dir: "wrong/refresh-deadline-5s", fails: []string{"slow-refresh"}},
 	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
