@@ -55,7 +55,8 @@ var SlowQueryInfo = check.Info{
 		"life from its sending, and a holder that gives up half a lock life late (wrong/renew-no-timeout, " +
 		"wrong/renew-timeout-whole-ttl, wrong/renew-giveup-late); a query bounded at exactly 5 s (wrong/query-deadline-5s); a renewal " +
 		"that gives the query up at its first failed command (wrong/renew-stops-on-error); and a renewal that goes " +
-		"on after its query (wrong/renew-forever)",
+		"on after its query (wrong/renew-forever); a renewal that gives the lock more than the contract's 10 s " +
+		"(wrong/renew-expire-seconds: EXPIRE given milliseconds, a lock of 2,000 s)",
 }
 
 // SlowQuery checks that a holder whose query is slower than the lock still
@@ -114,6 +115,24 @@ func SlowQuery(h *harness.H, newShop NewShop) check.Verdict {
 				"its answer) or more, not by the lock's time to live; keep the lock meanwhile; and do not give a query "+
 				"up at the first renewal that fails (one of shop-1's commands failed %v in): the lock still has time "+
 				"left", slowQuery, slowLate, slowestQuery, renewFault))
+	}
+	// By now a holder that renews has renewed, and a renewal keeps the
+	// lock within the contract's 10 s as its first SET did.
+	locks, err := presentLocks(f)
+	if err != nil {
+		return fleet.Unreachable(err)
+	}
+	for _, k := range locks {
+		if k.Forever || k.TTL > maxLockTTL {
+			left := "no time to live"
+			if !k.Forever {
+				left = fmt.Sprintf("%v to live", k.TTL.Round(time.Second))
+			}
+			return check.Failed(k.Name+" "+left, fmt.Sprintf("every query took %v; %v in, while shop-1 still read, "+
+				"its lock %s had %s (at most %v): a renewal gives the lock no more than the time to live it was "+
+				"taken with. Mind the unit: PEXPIRE takes milliseconds, EXPIRE seconds", slowQuery, slowLate,
+				k.Name, left, maxLockTTL))
+		}
 	}
 	// Shop-2 lost the lock at the start; its visitor now comes while the
 	// holder still reads, with a lock that lapsed under it by now had it

@@ -104,6 +104,7 @@ var _ = register(6,
 	// Written blind for issue 26: a renewal with no deadline of its own.
 	entry{dir: "wrong/renew-no-timeout", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-timeout-whole-ttl", fails: []string{"slow-query"}},
+	entry{dir: "wrong/renew-expire-seconds", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-giveup-late", fails: []string{"slow-query"}},
 	// Written blind: renewals that fail at once, as on a connection
 	// refused, taken for blips; only slow-query's third scene (every
