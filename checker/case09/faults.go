@@ -26,7 +26,10 @@ var refreshDeadlineInfo = check.Info{
 		"and none open longer than 10 s",
 	Catches: "a rebuild detached with no deadline, so that each expiry of its lock lets one more stale reader start " +
 		"another that never ends (wrong/refresh-nodeadline), a deadline longer than a lock it does not renew (wrong/lock-lapses), " +
-		"and a deadline set on the reader's context and then dropped by context.WithoutCancel (wrong/refresh-deadline-dropped)",
+		"and a deadline set on the reader's context and then dropped by context.WithoutCancel (wrong/refresh-deadline-dropped); " +
+		"and, when the rebuild's renewals stall or fail, a watchdog whose renewals have no deadline of their own, one " +
+		"that never gives the rebuild up, and a rebuild whose query runs on a context the watchdog does not end " +
+		"(wrong/stale-watchdog-no-timeout, wrong/stale-watchdog-never-cancels, wrong/rebuild-off-watchdog)",
 }
 
 var backoffInfo = check.Info{
@@ -131,8 +134,16 @@ func RefreshDeadline(h *harness.H, newShop NewShop) check.Verdict {
 	if open, oldest := sc.db.Waiting(); oldest > longestWork {
 		return sc.openTooLong(open, oldest, last+longestWork)
 	}
-	return check.Passed(fmt.Sprintf("%s in %v with the database hung, never two open at once, none open past %v",
-		count(started, "rebuild read"), hungFor, longestWork))
+	figure := fmt.Sprintf("%s in %v with the database hung, never two open at once, none open past %v",
+		count(started, "rebuild read"), hungFor, longestWork)
+	for _, stall := range []bool{true, false} {
+		v := staleRenewal(h, newShop, stall)
+		if !v.Pass {
+			return v
+		}
+		figure += "; " + v.Figure
+	}
+	return check.Passed(figure)
 }
 
 // openTooLong fails RefreshDeadline at moment at, where the oldest of the
