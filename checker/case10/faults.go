@@ -35,7 +35,9 @@ var letGoInfo = check.Info{
 		"and a fill whose visitors, leaving, look at how many are left in one step and count themselves out in another: " +
 		"two who leave at once, taking turns one statement each, both see the other, and nobody ends the fill (wrong/leave-check-then-dec); " +
 		"and a read that returns without waiting for its keepalive, whose renewal, on its way to Redis as the read " +
-		"fails, lands after the backoff and gives the lease its whole time to live back (wrong/renew-not-awaited)",
+		"fails, lands after the backoff and gives the lease its whole time to live back (wrong/renew-not-awaited); " +
+		"and a let-go with no deadline of its own, which waits for good on a Redis command stalled on the network " +
+		"(wrong/letgo-no-deadline)",
 }
 
 // writerLeavesInfo is the check that a write's delete does not depend on
@@ -45,7 +47,9 @@ var writerLeavesInfo = check.Info{
 	Name: "a write whose visitor leaves as its commit returns still deletes the old price",
 	Catches: "the delete after the commit sent on the writer's own context: when the client hangs up during the " +
 		"commit, the commit stands, the delete fails with the cancelled context, and the old price is served for " +
-		"its whole time to live; and one detached only when that context was cancelled, not when its deadline passed",
+		"its whole time to live; one detached only when that context was cancelled, not when its deadline passed; " +
+		"and one detached with no deadline of its own, which waits for good on a delete stalled on the network " +
+		"(wrong/write-delete-no-deadline)",
 }
 
 // conflictBudgetInfo is the check that a refused fill does not escape the
@@ -148,10 +152,14 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
+	stalled := stalledDetached(h, newShop, false)
+	if !stalled.Pass {
+		return stalled
+	}
 	return check.Passed("after a failed read" + late + ", a visitor who left in the middle of one, one whose deadline passed, a Redis command that " +
 		"failed after one and one that failed right after the lease, and two visitors of one fill who left together, the next visitor read at once; a " +
 		"visitor who came as the last one left got the price; a lease taken over was left to its new holder, whether the old one's visitor left or " +
-		"its read failed or its letting go came late")
+		"its read failed or its letting go came late; " + stalled.Figure)
 }
 
 // letGo is one scene of LetGo: the filler's fill fails as how says.
@@ -663,7 +671,11 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	if !w.Pass {
 		return w
 	}
-	return check.Passed(v.Figure + "; " + w.Figure)
+	stalled := stalledDetached(h, newShop, true)
+	if !stalled.Pass {
+		return stalled
+	}
+	return check.Passed(v.Figure + "; " + w.Figure + "; " + stalled.Figure)
 }
 
 // writerLeaves is one scene of WriterLeaves: the writer's visitor hangs up
