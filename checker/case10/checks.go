@@ -43,11 +43,7 @@ func DeleteAfterCommit(h *harness.H, newShop NewShop) check.Verdict {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
-	warm := s.Read(2)
-	if err := s.Drive(warm.Done, patience); err != nil {
-		return waitVerdict(err, "the first visitor, with Redis empty, was")
-	}
-	if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+	if v := s.warm(2); !v.Pass {
 		return v
 	}
 	w := s.Write(0, newPrice)

@@ -55,11 +55,7 @@ func stalledDetached(h *harness.H, newShop NewShop, write bool) check.Verdict {
 	var c *harness.Crowd[int]
 	what, who := "a let-go after a failed read", "shop-1's visitor, whose read failed,"
 	if write {
-		warm := s.Read(1)
-		if err := s.Drive(warm.Done, patience); err != nil {
-			return waitVerdict(err, "the first visitor, with Redis empty, was")
-		}
-		if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+		if v := s.warm(1); !v.Pass {
 			return v
 		}
 		var leave atomic.Pointer[func()]

@@ -690,11 +690,7 @@ func writerLeaves(h *harness.H, newShop NewShop, deadline bool) check.Verdict {
 		return fleet.Unreachable(err)
 	}
 	defer s.Close()
-	warm := s.Read(1)
-	if err := s.Drive(warm.Done, patience); err != nil {
-		return waitVerdict(err, "the first visitor, with Redis empty, was")
-	}
-	if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+	if v := s.warm(1); !v.Pass {
 		return v
 	}
 	var leave atomic.Pointer[func()]

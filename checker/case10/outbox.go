@@ -273,11 +273,7 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		}
 	} else {
 		s.reads.Gate(1).Open()
-		warm := s.Read(1)
-		if err := s.Drive(warm.Done, patience); err != nil {
-			return waitVerdict(err, "the first visitor, with Redis empty, was")
-		}
-		if v := gotOne(warm, "the first visitor", oldPrice); !v.Pass {
+		if v := s.warm(1); !v.Pass {
 			return v
 		}
 	}

@@ -217,6 +217,17 @@ func (s *scene) visit(n int, fn func(context.Context) (int, error)) *harness.Cro
 	return c
 }
 
+// warm has one visitor of instance i, with Redis empty, read the book, so
+// that Redis holds the old price: the verdict fails when it did not return
+// or got something else.
+func (s *scene) warm(i int) check.Verdict {
+	c := s.Read(i)
+	if err := s.Drive(c.Done, patience); err != nil {
+		return waitVerdict(err, "the first visitor, with Redis empty, was")
+	}
+	return gotOne(c, "the first visitor", oldPrice)
+}
+
 // Truth returns the book's committed row.
 func (s *scene) Truth() catalog.Row {
 	row, _ := s.db.Peek(s.title())
