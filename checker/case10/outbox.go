@@ -114,8 +114,8 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
-		"of goroutines meanwhile), with such a filler let fill before each of the relay's commands (" +
-		fleet.Count(steps, "scene") + "), and when a later write's writer died while an earlier write was still " +
+		"of goroutines meanwhile), with such a filler let fill before each of the relay's commands, and each of its commands failing once " +
+		"(" + fleet.Count(steps, "scene") + "), and when a later write's writer died while an earlier write was still " +
 		"finishing, and within a second again once Redis had refused every delete for 8 s (meanwhile trying again " +
 		"at most 2 s apart, and then with two books' old prices gone); an idle relay looked " +
 		"at the outbox at most every 50 ms and returned when told to stop" + unstaged)
