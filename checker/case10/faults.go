@@ -152,7 +152,7 @@ func LetGo(h *harness.H, newShop NewShop) check.Verdict {
 			return v
 		}
 	}
-	stalled := stalledDetached(h, newShop, false)
+	stalled := stalledDetached(h, newShop, readFailed, visitorGone)
 	if !stalled.Pass {
 		return stalled
 	}
@@ -671,7 +671,7 @@ func WriterLeaves(h *harness.H, newShop NewShop) check.Verdict {
 	if !w.Pass {
 		return w
 	}
-	stalled := stalledDetached(h, newShop, true)
+	stalled := stalledDetached(h, newShop, writeDelete)
 	if !stalled.Pass {
 		return stalled
 	}
