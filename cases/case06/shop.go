@@ -46,7 +46,8 @@
 //     and extended in one step, and stops when the query returns. A
 //     renewal may stall on the network: a holder with no renewal
 //     confirmed by the time its lock would expire gives its query up,
-//     so that it never reads beside the next holder.
+//     so that it never reads beside the next holder; and one whose
+//     renewal finds another's token in the lock gives it up at once.
 //   - Two servers started alike draw different lock tokens: the tokens
 //     check runs two processes at once and compares what each drew, so a
 //     fixed seed or a counter in memory fails; crypto/rand passes.

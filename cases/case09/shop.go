@@ -49,7 +49,8 @@
 //     stopping when the query returns), or give it a time to live longer
 //     than that (at most 10 s). A holder with no renewal confirmed by the
 //     time its lock would expire (a renewal stalled on the network) gives
-//     its query up, so that it never reads beside the next holder.
+//     its query up, so that it never reads beside the next holder; and one
+//     whose renewal finds another's token in the lock gives it up at once.
 //   - While the database fails, the fleet sends it at most one query a
 //     second per shelf, and stale values keep serving. With nothing to
 //     serve, it still queries at most once per 0.2 s (case 6's backoff).

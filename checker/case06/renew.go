@@ -1,6 +1,7 @@
 package case06
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,7 +22,9 @@ var RenewHolderOnlyInfo = check.Info{
 	Catches: "a watchdog that pushes the lock's expiry back with a plain PEXPIRE (wrong/renew-no-token, a blind " +
 		"student's answer), which cannot tell its lock from the next holder's: the same trap as a release by " +
 		"plain DEL, on the way in; and one that looks only at the renewal's error, so that a 0 (another's token) " +
-		"counts as renewed and the old holder reads on beside the new one (wrong/renew-ignores-answer)",
+		"counts as renewed and the old holder reads on beside the new one (wrong/renew-ignores-answer); and one " +
+		"that, told so, reads on until its own lock would lapse (wrong/renew-zero-reads-on: a break that leaves " +
+		"the switch, not the loop)",
 }
 
 // RenewHolderOnly checks a renewal's token check. Shop-1 takes the lock
@@ -31,7 +34,9 @@ var RenewHolderOnlyInfo = check.Info{
 // fails, so that only shop-1 can move its expiry. The shops' clock then
 // runs to 100 ms before shop-2's lock expires: the lock must still hold
 // shop-2's value and have no more than those 100 ms to live. A shop-1
-// that renews nothing passes, as the rule holds. Then, once shop-1's own
+// that renews nothing passes, as the rule holds. Once shop-1's first
+// renewal has its answer (the lock holds another's token), shop-1's query
+// must end before the clock moves on. Then, once shop-1's own
 // lock would have lapsed and a third of its life more has passed (a
 // watchdog's next wake), shop-1's query must have ended: it has lost its
 // lock. (Shop-2 comes a millisecond after it, so that the checker tells
@@ -100,7 +105,39 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 	}
 	sc.Tap(1).Fail(onLock, ErrConnection, -1)
 	since := len(sc.Tap(0).Log())
-	if err := sc.Elapse(left - margin); err != nil {
+	// The first answer shop-1 gets on the lock tells it the lock is
+	// another's: its query ends then, before the clock moves on.
+	answered := func() (fleet.Command, bool) {
+		for _, c := range sc.Tap(0).Log()[since:] {
+			// A script Redis did not know, or an error, tells it nothing.
+			if onLock(c) && c.Said != "" && !c.NoScript && !strings.HasPrefix(c.Said, "error") {
+				return c, true
+			}
+		}
+		return fleet.Command{}, false
+	}
+	moved := sc.Clock.Now()
+	// A shop that renews nothing has nothing asleep on the clock: Drive
+	// then stops at once, which is no fault of the shop's.
+	err = sc.Drive(func() bool { _, ok := answered(); return ok }, left-margin)
+	if stuck := (*harness.Stuck)(nil); errors.As(err, &stuck) && stuck.Cause == harness.Running {
+		return stuckVerdict(err)
+	}
+	if err := sc.settled(); err != nil {
+		return stuckVerdict(err)
+	}
+	// Judged once the lock's own rule is (below): a renewal that wrote
+	// over shop-2's lock is the first thing to say.
+	var lateQuit *check.Verdict
+	if c, ok := answered(); ok && slices.Contains(sc.db.Began(), began) {
+		v := check.Failed("shop-1's query still open", fmt.Sprintf("shop-1's lock expired while it read, and shop-2 "+
+			"took %s; shop-1's renewal then found shop-2's token (it sent %s, and Redis said %s), yet its query still "+
+			"ran: a holder whose renewal finds another token in the lock has lost it, and gives its query up at "+
+			"once, or it reads beside the next holder. Where the shops wait: %s", lock, shorten(c.String()), c.Said,
+			strings.Join(sc.Places(), "; ")))
+		lateQuit = &v
+	}
+	if err := sc.Elapse(left - margin - sc.Clock.Now().Sub(moved)); err != nil {
 		return stuckVerdict(err)
 	}
 	var sent []string
@@ -131,6 +168,9 @@ func RenewHolderOnly(h *harness.H, newShop NewShop) check.Verdict {
 				"lock still holds your token, and stop renewing (and reading) when it does not",
 			lock, left.Round(time.Millisecond), (left-margin).Round(time.Millisecond), margin,
 			ttls[lock].Round(time.Millisecond), strings.Join(sent, "; ")))
+	}
+	if lateQuit != nil {
+		return *lateQuit
 	}
 	// Shop-1's lock is gone, whatever its renewals were told: by the time
 	// it would have lapsed, and a watchdog's next wake after that (a third

@@ -111,6 +111,7 @@ var _ = register(6,
 	// renewal refused at once) shows it.
 	entry{dir: "wrong/renew-giveup-only-on-timeout", fails: []string{"slow-query"}},
 	entry{dir: "wrong/renew-ignores-answer", fails: []string{"renew-holder-only"}},
+	entry{dir: "wrong/renew-zero-reads-on", fails: []string{"renew-holder-only"}},
 	entry{dir: "wrong/renew-on-first-visitor-ctx", fails: []string{"first-leaves"}},
 	entry{dir: "wrong/query-deadline-5s", fails: []string{"slow-query"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query"}},

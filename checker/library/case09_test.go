@@ -166,6 +166,7 @@ var _ = register(9,
 	// Case 6's slow-query with renewals that fail at once (written blind).
 	entry{dir: "wrong/renew-giveup-only-on-timeout", fails: []string{"slow-query", "refresh-deadline"}},
 	entry{dir: "wrong/renew-ignores-answer", fails: []string{"renew-holder-only"}},
+	entry{dir: "wrong/renew-zero-reads-on", fails: []string{"renew-holder-only"}},
 	entry{dir: "wrong/lock-5s-no-renewal", fails: []string{"slow-query", "slow-refresh"}},
 	entry{dir: "wrong/refresh-deadline-5s", fails: []string{"slow-refresh"}},
 	entry{dir: "wrong/renew-no-token", fails: []string{"renew-holder-only"}},
