@@ -59,8 +59,11 @@ func stalledDetached(h *harness.H, newShop NewShop, kinds ...detached) check.Ver
 			played = append(played, "not staged: the shop sent Redis nothing that names a key for "+kind.what())
 			continue
 		}
-		played = append(played, fmt.Sprintf("%s, each of its %s stalled in turn, was given up within %v",
-			kind.what(), fleet.Count(n, "command"), detachedWithin))
+		stalled := "its one command stalled"
+		if n > 1 {
+			stalled = fmt.Sprintf("each of its %d commands stalled in turn", n)
+		}
+		played = append(played, fmt.Sprintf("%s, %s, was given up within %v", kind.what(), stalled, detachedWithin))
 	}
 	return check.Passed(strings.Join(played, "; "))
 }
