@@ -41,7 +41,9 @@ var outboxInfo = check.Info{
 		"(wrong/relay-backoff-uncapped, wrong/relay-backoff-cap-5s), a relay that sends only the newest " +
 		"row's delete and marks every row sent (wrong/relay-newest-only), and one that gives a row up " +
 		"after a few failed deletes (wrong/relay-drops-row-after-3), and one that deletes the price and then " +
-		"the lease in two commands, where a fill between them stores the old price (wrong/relay-two-dels)",
+		"the lease in two commands, where a fill between them stores the old price (wrong/relay-two-dels), and " +
+		"a relay whose pass has no deadline, which waits for good on a delete stalled on the network " +
+		"(wrong/relay-pass-no-deadline)",
 }
 
 const (
@@ -92,7 +94,7 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 		return v
 	}
 	var unstaged string
-	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails, redisStalls, ownRelayFirst} {
+	for _, how := range []cutOff{oldCached, fillerBefore, deleteFails, redisStalls, ownRelayFirst, deleteBlackHoled} {
 		v := writerCutOff(h, newShop, how)
 		if !v.Pass {
 			return v
@@ -114,7 +116,7 @@ func Outbox(h *harness.H, newShop NewShop) check.Verdict {
 	return check.Passed("a writer cut off from Redis as it committed was invalidated by another instance's " +
 		"relay within a second, with the old price cached, with a filler that had read the row before the " +
 		"commit, after the relay's first delete failed, and after its Redis stalled for a second (with no pile " +
-		"of goroutines meanwhile), with such a filler let fill before each of the relay's commands, and each of its commands failing once " +
+		"of goroutines meanwhile), after its first delete was held in a network's black hole, with such a filler let fill before each of the relay's commands, and each of its commands failing once " +
 		"(" + fleet.Count(steps, "scene") + "), and when a later write's writer died while an earlier write was still " +
 		"finishing, and within a second again once Redis had refused every delete for 8 s (meanwhile trying again " +
 		"at most 2 s apart, and then with two books' old prices gone); an idle relay looked " +
@@ -253,6 +255,10 @@ const (
 	// The old price is cached; shop-1's own delete fails, and shop-1 is
 	// cut off once its relay's first command has been answered.
 	ownRelayFirst
+	// The old price is cached, and shop-2's relay's first delete is held on
+	// its way until the context it was sent on ends, as in a network's
+	// black hole: a relay whose pass has no deadline waits there for good.
+	deleteBlackHoled
 )
 
 // writerCutOff is one scene of Outbox.
@@ -282,10 +288,13 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		return v
 	}
 	defer r.stop()
-	if how == deleteFails {
+	switch how {
+	case deleteFails:
 		// The first command of shop-2 that may write, its relay's delete
 		// (shop-2 has no visitor now), fails as a dropped connection does.
 		s.taps[1].Fail(func(c fleet.Command) bool { return !fleet.ReadOnly(c.Name) }, errRedis, 1)
+	case deleteBlackHoled:
+		defer s.taps[1].HoldUntilDone(func(c fleet.Command) bool { return !fleet.ReadOnly(c.Name) }).Release()
 	}
 	// resume lets shop-1's commands through again, and unstall shop-2's:
 	// set on the writer's goroutine, called on the checker's.
@@ -354,8 +363,11 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		call(&unstall)
 	}
 	within := relayWithin
-	if how == deleteFails {
+	switch how {
+	case deleteFails:
 		within = retryWithin
+	case deleteBlackHoled:
+		within = detachedWithin + relayWithin
 	}
 	scene := "with the old price cached"
 	switch how {
@@ -367,6 +379,9 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		scene = fmt.Sprintf("with shop-2's Redis stalled for %v after the commit", stallFor)
 	case ownRelayFirst:
 		scene = "this time after its own delete failed and its relay's first command was answered"
+	case deleteBlackHoled:
+		scene = "with shop-2's first delete held on its way until the context it was sent on ended, as in a " +
+			"network's black hole"
 	}
 	sent, v := s.awaitOutbox(r, within)
 	if !v.Pass {
@@ -383,6 +398,10 @@ func writerCutOff(h *harness.H, newShop NewShop, how cutOff) check.Verdict {
 		switch how {
 		case deleteFails:
 			msg += ". A delete that fails is tried again on a later look, with the row left unsent"
+		case deleteBlackHoled:
+			msg += ". A relay's pass needs a deadline of its own, a few seconds at most, on the clock New is " +
+				"given: a delete stalled on the network is then given up and tried again, where one with none " +
+				"holds the relay, and every row after it, for as long as the network does"
 		case ownRelayFirst:
 			msg += ". Shop-1's relay had sent " + s.sentAfter(0, 0) + ": a relay that claims a row for itself " +
 				"(so that the others skip it) may die right after its claim, as shop-1 did here; its claim must " +

@@ -47,9 +47,9 @@
 //   - A commit stands even if the visitor leaves during it: the write's
 //     delete after the commit must reach Redis all the same.
 //   - Work that goes on after its visitor has left (that delete, letting
-//     a lease go) has a deadline of its own, of a few seconds: a Redis
-//     command may stall on the network, and must not hold a goroutine and
-//     a connection for good.
+//     a lease go, a pass of the relay below) has a deadline of its own, of
+//     a few seconds: a Redis command may stall on the network, and must
+//     not hold a goroutine and a connection for good.
 //   - Even if the writer's instance dies right after its commit: each
 //     commit also leaves a row in the database's outbox (db.Pending), and
 //     Relay, which the server runs on every instance until its ctx ends,
